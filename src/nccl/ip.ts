@@ -1,0 +1,115 @@
+// Address arithmetic on byte arrays, as inet_pton and NCCL's masks see it.
+
+export function parseIPv4(text: string): Uint8Array | null {
+  // inet_pton(AF_INET): exactly four decimal parts, no leading-zero shorthand forms.
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (!m) return null;
+  const b = m.slice(1).map(Number);
+  if (b.some((x) => x > 255)) return null;
+  return Uint8Array.from(b);
+}
+
+export function parseIPv6(text: string): Uint8Array | null {
+  let s = text;
+  if (s.length === 0 || /[^0-9a-fA-F:.]/.test(s)) return null;
+  // Trailing dotted quad (::ffff:1.2.3.4).
+  let tail: number[] = [];
+  const lastColon = s.lastIndexOf(':');
+  if (s.includes('.')) {
+    const v4 = parseIPv4(s.slice(lastColon + 1));
+    if (!v4) return null;
+    tail = Array.from(v4);
+    s = s.slice(0, lastColon + 1) + '0:0';
+  }
+  const dbl = s.split('::');
+  if (dbl.length > 2) return null;
+  const part = (p: string) => (p === '' ? [] : p.split(':'));
+  const head = part(dbl[0]!);
+  const rest = dbl.length === 2 ? part(dbl[1]!) : [];
+  const groups = head.length + rest.length;
+  if (dbl.length === 1 && groups !== 8) return null;
+  if (dbl.length === 2 && groups > 7) return null;
+  const words = [...head, ...Array(8 - groups).fill('0'), ...rest];
+  const out = new Uint8Array(16);
+  for (let i = 0; i < 8; i++) {
+    const w = words[i]!;
+    if (!/^[0-9a-fA-F]{1,4}$/.test(w)) return null;
+    const v = parseInt(w, 16);
+    out[i * 2] = v >> 8;
+    out[i * 2 + 1] = v & 0xff;
+  }
+  if (tail.length === 4) out.set(tail, 12);
+  return out;
+}
+
+export function maskBytes(prefixlen: number, length: 4 | 16): Uint8Array {
+  const m = new Uint8Array(length);
+  for (let i = 0; i < length; i++) {
+    const bits = Math.max(0, Math.min(8, prefixlen - i * 8));
+    m[i] = bits === 0 ? 0 : (0xff << (8 - bits)) & 0xff;
+  }
+  return m;
+}
+
+export function sameUnderMask(a: Uint8Array, b: Uint8Array, mask: Uint8Array): boolean {
+  for (let i = 0; i < mask.length; i++) {
+    if (((a[i] ?? 0) & mask[i]!) !== ((b[i] ?? 0) & mask[i]!)) return false;
+  }
+  return true;
+}
+
+export function networkOf(addr: Uint8Array, prefixlen: number): Uint8Array {
+  const mask = maskBytes(prefixlen, addr.length as 4 | 16);
+  return addr.map((x, i) => x & mask[i]!);
+}
+
+export function formatIPv4(b: Uint8Array): string {
+  return Array.from(b).join('.');
+}
+
+/** RFC 5952 text (what getnameinfo prints). */
+export function formatIPv6(b: Uint8Array): string {
+  const words: number[] = [];
+  for (let i = 0; i < 16; i += 2) words.push((b[i]! << 8) | b[i + 1]!);
+  // IPv4-mapped addresses print as ::ffff:a.b.c.d.
+  if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) {
+    return `::ffff:${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
+  }
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (words[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = words.map((w) => w.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  const left = hex.slice(0, bestStart).join(':');
+  const right = hex.slice(bestStart + bestLen).join(':');
+  return `${left}::${right}`;
+}
+
+export function isIPv6Loopback(b: Uint8Array): boolean {
+  return b.every((x, i) => (i === 15 ? x === 1 : x === 0));
+}
+
+/** IN6_IS_ADDR_LINKLOCAL: fe80::/10. */
+export function isIPv6LinkLocal(b: Uint8Array): boolean {
+  return b[0] === 0xfe && (b[1]! & 0xc0) === 0x80;
+}
+
+export function looksLikeIPv4(text: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(text);
+}
+
+export function looksLikeIPAddress(text: string): boolean {
+  return parseIPv4(text) !== null || (text.includes(':') && parseIPv6(text) !== null);
+}

@@ -1,0 +1,306 @@
+// Findings about socket interface selection: each says what NCCL will do that
+// the user probably did not intend, and the one-line fix.
+
+import type { EffectiveEnv, Origin } from './conf.js';
+import { matchName, parseList, type ParsedList } from './ifname-list.js';
+import { looksLikeIPAddress } from './ip.js';
+import { findInterfaces, MAX_IFS, type ConsumerResult, type SocketContext, type SocketSelection } from './socket.js';
+import { shExport } from '../report/quote.js';
+import { versionString } from './versions.js';
+
+export type Severity = 'error' | 'warn' | 'info';
+
+export interface Finding {
+  /** Stable id, e.g. SOCK-004. */
+  id: string;
+  severity: Severity;
+  message: string;
+  /** One line that can be pasted, or advice when no command fixes it. */
+  fix: string;
+  consumer?: string;
+}
+
+const CONSUMER_LABEL: Record<string, string> = {
+  bootstrap: 'bootstrap',
+  socket: 'socket transport',
+  ibOob: 'IB transport OOB',
+};
+
+function originText(o: Origin | undefined): string {
+  if (!o) return '';
+  if (o.source === 'conf') return ` (from ${o.path}:${o.line})`;
+  if (o.source === 'flag') return ` (from ${o.flag})`;
+  return '';
+}
+
+export interface FindingContext {
+  ctx: SocketContext;
+  selection: SocketSelection;
+  env: EffectiveEnv;
+  versionAssumed: boolean;
+}
+
+export function socketFindings(f: FindingContext): Finding[] {
+  const out: Finding[] = [];
+  const { ctx, selection, env } = f;
+  const { inputs } = selection;
+  const names = [...new Set([...ctx.links.map((l) => l.name), ...ctx.addresses.map((a) => a.name)])];
+  const origin = (v: string) => originText(env.origins[v]);
+  const ifnameRaw = inputs.ifname.raw;
+
+  if (f.versionAssumed) {
+    out.push({
+      id: 'SOCK-021',
+      severity: 'info',
+      message: `No NCCL library was found on this node; assuming NCCL ${versionString(ctx.profile.version)} (newest known)`,
+      fix: 'Pass --nccl-version X.Y.Z (or ncclx-X.Y) to model the NCCL your job really loads',
+    });
+  }
+
+  // --- NCCL_SOCKET_IFNAME --------------------------------------------------
+  if (ifnameRaw !== undefined && !inputs.ifname.used) {
+    out.push({
+      id: 'SOCK-005',
+      severity: 'warn',
+      message: `NCCL_SOCKET_IFNAME='${ifnameRaw}'${origin('NCCL_SOCKET_IFNAME')} is ${ifnameRaw === '' ? 'empty' : 'one character long'}: NCCL ignores it and selects automatically`,
+      fix: ifnameRaw === '' ? 'unset NCCL_SOCKET_IFNAME' : `Set a real interface name, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (selection.socket.selected[0]?.name ?? 'eth0'))}`,
+    });
+  }
+  const list = inputs.ifname.list;
+  if (list) out.push(...listFindings(list, names, ifnameRaw!, origin('NCCL_SOCKET_IFNAME'), selection));
+
+  // --- NCCL_SOCKET_FAMILY --------------------------------------------------
+  const famRaw = inputs.family.raw;
+  if (famRaw !== undefined && inputs.family.forced === null) {
+    const guess = /6/.test(famRaw) ? 'AF_INET6' : 'AF_INET';
+    out.push({
+      id: 'SOCK-006',
+      severity: 'warn',
+      message: `NCCL_SOCKET_FAMILY='${famRaw}'${origin('NCCL_SOCKET_FAMILY')} is not AF_INET or AF_INET6 (exact, case-sensitive): NCCL silently ignores it and keeps both families`,
+      fix: shExport('NCCL_SOCKET_FAMILY', guess),
+    });
+  }
+
+  // --- NCCL_COMM_ID --------------------------------------------------------
+  const comm = inputs.commId;
+  if (comm.raw !== undefined && comm.parse) {
+    if (comm.raw === '') {
+      out.push({
+        id: 'SOCK-015',
+        severity: 'error',
+        message: `NCCL_COMM_ID is exported but empty${origin('NCCL_COMM_ID')}: bootstrap only checks that it is set, fails to parse it and initialization stops ("Invalid NCCL_COMM_ID …")`,
+        fix: 'unset NCCL_COMM_ID',
+      });
+    } else if (!comm.parse.ok) {
+      out.push({
+        id: comm.parse.indeterminate ? 'SOCK-020' : 'SOCK-007',
+        severity: comm.parse.indeterminate ? 'warn' : 'error',
+        message: comm.parse.indeterminate
+          ? `Cannot predict what NCCL does with NCCL_COMM_ID='${comm.raw}': ${comm.parse.reason}`
+          : `NCCL_COMM_ID='${comm.raw}'${origin('NCCL_COMM_ID')} cannot be used: ${comm.parse.reason}${comm.parse.log ? ` (NCCL WARN "${comm.parse.log}")` : ''}`,
+        fix: 'Use <ipv4>:<port>, <hostname>:<port> or [<ipv6>]:<port>, e.g. ' + shExport('NCCL_COMM_ID', '10.0.0.1:29600'),
+      });
+    } else {
+      for (const note of comm.parse.notes) {
+        out.push({ id: 'SOCK-019', severity: /bare IPv6/.test(note) ? 'error' : 'warn', message: `NCCL_COMM_ID='${comm.raw}': ${note}`, fix: 'Write NCCL_COMM_ID as <host>:<port> or [<ipv6>]:<port> with an explicit port' });
+      }
+      if (ctx.profile.invertedV4Subnet && comm.parse.target.family === 'AF_INET') {
+        out.push({
+          id: 'SOCK-014',
+          severity: 'error',
+          message: `NCCL ${versionString(ctx.profile.version)} inverts the IPv4 subnet test of the NCCL_COMM_ID match (2.29.2–2.29.7; NCCLX v2_29): it picks the first address NOT in ${comm.parse.target.address}'s subnet${selection.bootstrap.selected[0] ? ` — here ${selection.bootstrap.selected[0].name} ${selection.bootstrap.selected[0].address}` : ''}`,
+          fix: 'Upgrade to NCCL ≥ 2.30.3, or avoid NCCL_COMM_ID and set NCCL_SOCKET_IFNAME',
+        });
+      }
+    }
+  }
+
+  // --- per-consumer outcome ------------------------------------------------
+  for (const r of [selection.bootstrap, selection.socket, selection.ibOob]) {
+    out.push(...consumerFindings(r, f, names));
+  }
+
+  // Bootstrap and data on different interfaces is legal, but worth knowing.
+  const b = selection.bootstrap.selected[0];
+  const s = selection.socket.selected[0];
+  if (b && s && b.name !== s.name) {
+    out.push({
+      id: 'SOCK-016',
+      severity: 'info',
+      message: `Bootstrap uses ${b.name} ${b.display} but the socket transport starts with ${s.name} ${s.display}${comm.raw !== undefined ? ' (NCCL_COMM_ID drives bootstrap; NCCL_SOCKET_IFNAME does not apply to it)' : ''}`,
+      fix: 'Make sure both networks reach every node; to align them, point NCCL_COMM_ID at an address on the data network',
+    });
+  }
+
+  // --- more than 16 candidates --------------------------------------------
+  const socketStage = selection.socket.stage;
+  if (socketStage && socketStage !== 'auto: NCCL_COMM_ID subnet' && selection.socket.selected.length >= MAX_IFS) {
+    const stageSpec = selection.socket.stages.find((st) => st.stage === socketStage)!.spec;
+    const unlimited = findInterfaces(
+      ctx,
+      socketStage,
+      socketStage === 'NCCL_SOCKET_IFNAME' ? list! : parseListForStage(ctx, stageSpec),
+      () => '',
+      inputs.family.forced,
+      Number.MAX_SAFE_INTEGER,
+      inputs.ipaddrPrefix,
+    );
+    if (unlimited.found.length > MAX_IFS) {
+      const lost = unlimited.found.slice(MAX_IFS).map((x) => x.name);
+      out.push({
+        id: 'SOCK-009',
+        severity: 'warn',
+        message: `${unlimited.found.length} interfaces qualify but NCCL keeps only the first ${MAX_IFS}; dropped: ${lost.join(', ')}`,
+        fix: `Name the interfaces you want: ${shExport('NCCL_SOCKET_IFNAME', '=' + unlimited.found.slice(0, MAX_IFS).map((x) => x.name).join(','))}`,
+      });
+    }
+  }
+
+  // --- conf-file notes -----------------------------------------------------
+  for (const n of env.notes) {
+    if (n.kind === 'quoted') {
+      out.push({ id: 'SOCK-010', severity: 'error', message: n.message, fix: `Edit ${n.path} line ${n.line}: remove the quotes (${n.variable}=${n.variable in env.vars ? env.vars[n.variable]!.replace(/^["']|["']$/g, '') : ''})` });
+    } else if (n.kind === 'carriage-return' && !ctx.profile.confCrlf) {
+      out.push({ id: 'SOCK-010', severity: 'error', message: n.message, fix: `Convert ${n.path} to Unix line endings: sed -i 's/\\r$//' ${n.path}` });
+    } else if (n.kind === 'trailing-space') {
+      out.push({ id: 'SOCK-010', severity: 'warn', message: n.message, fix: `Edit ${n.path} line ${n.line}: remove the whitespace` });
+    } else if (n.kind === 'shadowed') {
+      out.push({ id: 'SOCK-023', severity: 'info', message: n.message, fix: `Unset ${n.variable} in the environment if ${n.path} should apply` });
+    }
+  }
+  return dedupe(out);
+}
+
+function parseListForStage(ctx: SocketContext, spec: string): ParsedList {
+  // Stages other than the user list search with NCCL's own fixed lists.
+  return parseList(spec, { parser: ctx.profile.listParser, maxEntries: MAX_IFS });
+}
+
+function listFindings(list: ParsedList, names: string[], raw: string, origin: string, selection: SocketSelection): Finding[] {
+  const out: Finding[] = [];
+  for (const n of list.notes) {
+    if (n.kind === 'empty-item' || n.kind === 'empty-port' || n.kind === 'non-numeric-field') continue;
+    out.push({ id: 'SOCK-017', severity: n.kind === 'dropped' || n.kind === 'overlong' || n.kind === 'whitespace' ? 'warn' : 'info', message: `NCCL_SOCKET_IFNAME: ${n.message}`, fix: 'Rewrite NCCL_SOCKET_IFNAME without spaces, with at most 16 entries of at most 63 characters' });
+  }
+  for (const e of list.entries) {
+    if (looksLikeIPAddress(e.prefix) || looksLikeIPAddress(e.text)) {
+      out.push({
+        id: 'SOCK-012',
+        severity: 'error',
+        message: `NCCL_SOCKET_IFNAME entry '${e.text}'${origin} is an IP address; NCCL matches interface names, so it matches nothing`,
+        fix: `Use the interface that carries it, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (selection.socket.selected[0]?.name ?? 'eth0'))}`,
+      });
+    }
+  }
+  // A prefix that is also a full name on this node, but catches longer names too.
+  if (!list.exact) {
+    const traps = list.entries
+      .map((e) => ({ e, hits: names.filter((n) => matchName(n, e, false)) }))
+      .filter(({ e, hits }) => hits.includes(e.prefix) && hits.length > 1);
+    for (const { e, hits } of traps) {
+      const exactNames = list.entries.flatMap((x) => (names.includes(x.prefix) ? [x.prefix] : names.filter((n) => matchName(n, x, false))));
+      const suggestion = `${list.not ? '^' : ''}=${[...new Set(exactNames)].join(',')}`;
+      out.push({
+        id: 'SOCK-004',
+        severity: 'warn',
+        message: `NCCL_SOCKET_IFNAME entry '${e.prefix}' is a prefix: it ${list.not ? 'excludes' : 'matches'} ${hits.join(', ')}, not only ${e.prefix}`,
+        fix: shExport('NCCL_SOCKET_IFNAME', suggestion),
+      });
+    }
+  }
+  // Entries that match no interface at all.
+  for (const e of list.entries) {
+    if (!names.some((n) => matchName(n, e, list.exact)) && !looksLikeIPAddress(e.prefix)) {
+      const close = names.filter((n) => n.toLowerCase().startsWith(e.prefix.toLowerCase().replace(/["']/g, '').slice(0, 2)));
+      out.push({
+        id: 'SOCK-011',
+        severity: list.not ? 'info' : 'warn',
+        message: `NCCL_SOCKET_IFNAME entry '${e.text}'${origin} matches no interface on this node${close.length ? ` (interfaces here: ${close.join(', ')})` : ''}`,
+        fix: list.not ? 'Nothing to do unless you meant another name' : `Use a name that exists here, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (names.find((n) => n !== 'lo') ?? 'eth0'))}`,
+      });
+    }
+  }
+  // `^docker0` alone replaces the default exclusion, so lo becomes eligible.
+  if (list.not) {
+    const excludesLo = list.entries.some((e) => matchName('lo', e, list.exact));
+    const chosen = selection.socket.selected.map((s) => s.name);
+    if (!excludesLo && chosen.some((n) => n.startsWith('lo'))) {
+      out.push({
+        id: 'SOCK-013',
+        severity: 'error',
+        message: `NCCL_SOCKET_IFNAME='${raw}' replaces NCCL's default exclusion, so lo is no longer excluded and is selected`,
+        fix: shExport('NCCL_SOCKET_IFNAME', `^${list.exact ? '=' : ''}${[...list.entries.map((e) => e.text), 'lo'].join(',')}`),
+      });
+    }
+  }
+  return out;
+}
+
+function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[]): Finding[] {
+  const out: Finding[] = [];
+  const label = CONSUMER_LABEL[r.consumer]!;
+  if (r.indeterminate) {
+    out.push({ id: 'SOCK-020', severity: 'warn', consumer: r.consumer, message: `Cannot predict the ${label} interface: ${r.indeterminate}`, fix: 'Run ncclx on the node itself, or use an IP literal' });
+    return out;
+  }
+  if (r.error) {
+    const bootstrapCommId = r.consumer === 'bootstrap' && f.selection.inputs.commId.raw !== undefined;
+    const id = bootstrapCommId ? 'SOCK-008' : 'SOCK-001';
+    const exists = names.filter((n) => n !== 'lo');
+    out.push({
+      id,
+      severity: 'error',
+      consumer: r.consumer,
+      message: `${label}: no interface — NCCL will print ${r.error.log.map((l) => `"NCCL WARN ${l}"`).join(' then ')}${r.consumer === 'ibOob' ? ' and the IB transport fails' : ''} (${r.error.why})`,
+      fix: bootstrapCommId
+        ? 'Point NCCL_COMM_ID at an address on a subnet this node has, or unset it'
+        : `Select an interface that exists and is RUNNING, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (exists[0] ?? 'eth0'))}`,
+    });
+    return out;
+  }
+  const first = r.selected[0];
+  if (!first) return out;
+  const rs = r.consumer === 'socket' ? r.selected : [first];
+  for (const s of rs) {
+    if (s.family === 'AF_INET6' && /^fe[89ab]/i.test(s.address)) {
+      out.push({
+        id: 'SOCK-002',
+        severity: 'warn',
+        consumer: r.consumer,
+        message: `${label} uses ${s.name} ${s.display}, an IPv6 link-local address: it only reaches hosts on the same link, and ranks on other segments hang`,
+        fix: `Give ${s.name} a routable address, or choose another interface: ${shExport('NCCL_SOCKET_IFNAME', '=' + (names.find((n) => n !== s.name && n !== 'lo') ?? 'eth0'))}`,
+      });
+    }
+    const kind = /^lo/.test(s.name) ? 'loopback' : /^docker/.test(s.name) ? 'a Docker bridge' : /^virbr/.test(s.name) ? 'a libvirt bridge' : /^veth/.test(s.name) ? 'a container veth' : null;
+    if (kind) {
+      out.push({
+        id: 'SOCK-003',
+        severity: 'warn',
+        consumer: r.consumer,
+        message: `${label} uses ${s.name} ${s.display}, ${kind}: fine on a single node, but other nodes cannot reach it`,
+        fix: `For multi-node jobs select the data interface: ${shExport('NCCL_SOCKET_IFNAME', '=' + (names.find((n) => !/^(lo|docker|virbr|veth)/.test(n)) ?? 'eth0'))}`,
+      });
+    }
+    const link = f.ctx.links.find((l) => l.name === s.name || l.name === s.name.split(':')[0]);
+    if (link && !link.flags.includes('RUNNING')) {
+      out.push({
+        id: 'SOCK-018',
+        severity: 'error',
+        consumer: r.consumer,
+        message: `${label} uses ${s.name}, which is not RUNNING (${link.flags.includes('UP') ? 'no carrier' : 'DOWN'}); NCCL ${versionString(f.ctx.profile.version)} does not check, and connections over it will fail`,
+        fix: `Bring the link up or exclude it: ${shExport('NCCL_SOCKET_IFNAME', '^' + s.name + ',docker,lo')}`,
+      });
+    }
+  }
+  return out;
+}
+
+function dedupe(fs: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return fs.filter((x) => {
+    const k = `${x.id}|${x.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

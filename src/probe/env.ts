@@ -1,0 +1,46 @@
+// The NCCL-related environment and every conf file NCCL might read, raw.
+// Which of them apply depends on the NCCL version, so the merge is done later
+// by the pure src/nccl/conf.ts.
+
+import { userInfo } from 'node:os';
+import { isRelevantVar, type ConfFileRecord, type ConfRole } from '../nccl/conf.js';
+import type { EnvPart } from '../snapshot/types.js';
+import type { Root } from './root.js';
+
+function passwdHome(root: Root): string | null {
+  if (root.isLive) {
+    try {
+      return userInfo().homedir || null;
+    } catch {
+      return null;
+    }
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const passwd = root.readTrim('/etc/passwd');
+  if (!passwd) return null;
+  for (const line of passwd.split('\n')) {
+    const f = line.split(':');
+    if (Number(f[2]) === uid) return f[5] || null;
+  }
+  return null;
+}
+
+export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv): EnvPart {
+  const vars: Record<string, string> = {};
+  for (const [k, v] of Object.entries(processEnv)) {
+    if (v !== undefined && isRelevantVar(k)) vars[k] = v;
+  }
+  const home = { passwd: passwdHome(root), env: processEnv['HOME'] ?? null };
+  const wanted: { path: string; role: ConfRole }[] = [];
+  if (vars['NCCL_CONF_FILE']) wanted.push({ path: vars['NCCL_CONF_FILE'], role: 'NCCL_CONF_FILE' });
+  if (home.passwd) wanted.push({ path: `${home.passwd.replace(/\/+$/, '')}/.nccl.conf`, role: 'home-passwd' });
+  if (home.env) wanted.push({ path: `${home.env.replace(/\/+$/, '')}/.nccl.conf`, role: 'home-env' });
+  wanted.push({ path: '/etc/nccl.conf', role: 'etc' });
+  const confFiles: ConfFileRecord[] = [];
+  for (const w of wanted) {
+    if (confFiles.some((c) => c.path === w.path)) continue;
+    const r = root.read(w.path);
+    confFiles.push({ path: w.path, role: w.role, content: r.ok ? r.value : null, error: r.ok ? null : r.error });
+  }
+  return { process: vars, confFiles, home };
+}

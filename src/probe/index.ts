@@ -1,0 +1,96 @@
+// Read a node into a NodeSnapshot. The only place (with src/fixes) that
+// touches the system; everything downstream is pure.
+
+import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import { parseIPv4 } from '../nccl/ip.js';
+import { SNAPSHOT_SCHEMA_VERSION, type HostResolution, type NodeSnapshot, type ProbeWarning } from '../snapshot/types.js';
+import { probeEnv } from './env.js';
+import { fullHost, quickHost } from './host.js';
+import { probeNetwork } from './links.js';
+import { probeNcclLibrary } from './nccl-lib.js';
+import { Root } from './root.js';
+import { runnerFor, type Runner } from './runner.js';
+
+export interface ProbeOptions {
+  root?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Use systeminformation for host facts (slower; `ncclx snapshot`). */
+  fullHost?: boolean;
+  runner?: Runner;
+  /** Extra values that may need name resolution (e.g. --comm-id). */
+  extraHosts?: string[];
+}
+
+export function toolVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** The host part of NCCL_COMM_ID / MASTER_ADDR-like values that getaddrinfo would resolve. */
+export function hostsToResolve(values: (string | undefined)[]): string[] {
+  const hosts = new Set<string>();
+  for (const v of values) {
+    if (!v || v.startsWith('[')) continue;
+    const host = v.split(/[:,]/)[0]!;
+    if (host && !parseIPv4(host)) hosts.add(host);
+  }
+  return [...hosts];
+}
+
+export async function resolveHosts(hosts: string[]): Promise<Record<string, HostResolution>> {
+  const out: Record<string, HostResolution> = {};
+  await Promise.all(
+    hosts.map(async (h) => {
+      try {
+        const r = await lookup(h, { all: true, verbatim: true });
+        out[h] = { addresses: r.map((a) => ({ address: a.address, family: a.family === 6 ? 'AF_INET6' : 'AF_INET' })), error: null };
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code ?? 'EAI_FAIL';
+        const text = code === 'ENOTFOUND' ? 'Name or service not known' : code === 'EAI_AGAIN' ? 'Temporary failure in name resolution' : code;
+        out[h] = { addresses: [], error: text };
+      }
+    }),
+  );
+  return out;
+}
+
+export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> {
+  const root = new Root(opts.root ?? '/');
+  const env = opts.env ?? process.env;
+  const runner = opts.runner ?? runnerFor(root);
+  const warnings: ProbeWarning[] = [];
+  const network = probeNetwork(root, runner, warnings);
+  const envPart = probeEnv(root, env);
+  const ncclLibrary = probeNcclLibrary(root, runner, env);
+  const host = opts.fullHost ? await fullHost(root) : quickHost(root);
+  const hosts = hostsToResolve([envPart.process['NCCL_COMM_ID'], envPart.process['MASTER_ADDR'], ...(opts.extraHosts ?? []), ...confValues(envPart.confFiles, 'NCCL_COMM_ID')]);
+  // Resolution is meaningful only on the node itself.
+  const resolutions = root.isLive && hosts.length ? await resolveHosts(hosts) : {};
+  return {
+    schemaVersion: SNAPSHOT_SCHEMA_VERSION,
+    tool: { name: 'ncclx', version: toolVersion() },
+    capturedAt: new Date().toISOString(),
+    root: root.dir,
+    host,
+    network,
+    env: envPart,
+    resolutions,
+    ncclLibrary,
+    warnings,
+  };
+}
+
+function confValues(files: { content: string | null }[], name: string): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    for (const line of (f.content ?? '').split('\n')) {
+      if (line.startsWith(`${name}=`)) out.push(line.slice(name.length + 1).replace(/\r$/, ''));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,193 @@
+// Links and addresses as getifaddrs() shows them to NCCL.
+// Source of truth: `ip -j -d addr show` (iproute2 JSON), which keeps the
+// kernel's per-link address order. os.networkInterfaces() hides links that
+// are not up and running, so it is only a last resort (with a warning).
+
+import { networkInterfaces } from 'node:os';
+import type { AddressInfo, LinkFlag, LinkInfo, NetworkPart, ProbeWarning } from '../snapshot/types.js';
+import type { Root } from './root.js';
+import type { Runner } from './runner.js';
+
+export const IP_ADDR_COMMAND = { argv: ['ip', '-j', '-d', 'addr', 'show'], record: 'ip-addr.json' } as const;
+
+const KNOWN_FLAGS = new Set<LinkFlag>([
+  'UP', 'BROADCAST', 'DEBUG', 'LOOPBACK', 'POINTOPOINT', 'NOTRAILERS', 'RUNNING', 'NOARP', 'PROMISC',
+  'ALLMULTI', 'MASTER', 'SLAVE', 'MULTICAST', 'PORTSEL', 'AUTOMEDIA', 'DYNAMIC', 'LOWER_UP', 'DORMANT', 'ECHO',
+]);
+
+interface IpAddrInfo {
+  family?: string;
+  local?: string;
+  prefixlen?: number;
+  scope?: string | number;
+  label?: string;
+  [flag: string]: unknown;
+}
+
+interface IpLink {
+  ifindex: number;
+  ifname: string;
+  flags?: string[];
+  mtu?: number;
+  operstate?: string;
+  link_type?: string;
+  address?: string;
+  master?: string;
+  linkinfo?: { info_kind?: string; info_slave_kind?: string };
+  addr_info?: IpAddrInfo[];
+}
+
+/** IFF_RUNNING: iproute2 prints NO-CARRIER exactly when a link is UP without RUNNING. */
+function getifaddrsFlags(ipFlags: string[]): LinkFlag[] {
+  const out = ipFlags.filter((f): f is LinkFlag => KNOWN_FLAGS.has(f as LinkFlag));
+  if (ipFlags.includes('UP') && !ipFlags.includes('NO-CARRIER')) out.push('RUNNING');
+  return out;
+}
+
+const ADDR_FLAG_KEYS = ['secondary', 'temporary', 'tentative', 'dadfailed', 'deprecated', 'optimistic', 'noprefixroute', 'home', 'nodad', 'mngtmpaddr', 'stable-privacy'];
+
+/** Parse `ip -j -d addr show` into links and addresses in getifaddrs() order. */
+export function parseIpAddrJson(text: string): NetworkPart {
+  const raw = JSON.parse(text) as IpLink[];
+  if (!Array.isArray(raw)) throw new Error('ip -j addr: expected a JSON array');
+  const links: LinkInfo[] = raw.map((l) => ({
+    ifindex: l.ifindex,
+    name: l.ifname,
+    kind: l.linkinfo?.info_kind ?? null,
+    linkType: l.link_type ?? null,
+    master: l.master ?? null,
+    mtu: l.mtu ?? null,
+    mac: l.address ?? null,
+    operstate: (l.operstate ?? 'UNKNOWN').toUpperCase(),
+    flags: getifaddrsFlags(l.flags ?? []),
+  }));
+  // getifaddrs(): every IPv4 address of every link (ifindex order), then every IPv6.
+  const byIndex = [...raw].sort((a, b) => a.ifindex - b.ifindex);
+  const addresses: AddressInfo[] = [];
+  for (const fam of ['inet', 'inet6'] as const) {
+    for (const l of byIndex) {
+      for (const a of l.addr_info ?? []) {
+        if (a.family !== fam || typeof a.local !== 'string') continue;
+        const v6 = fam === 'inet6';
+        const linkLocal = v6 && /^fe[89ab]/i.test(a.local);
+        addresses.push({
+          name: !v6 && a.label ? a.label : l.ifname,
+          link: l.ifname,
+          ifindex: l.ifindex,
+          family: v6 ? 'AF_INET6' : 'AF_INET',
+          address: a.local,
+          prefixlen: a.prefixlen ?? (v6 ? 128 : 32),
+          scope: String(a.scope ?? 'global'),
+          // glibc sets sin6_scope_id to the link's index for link-local addresses.
+          scopeId: linkLocal ? l.ifindex : 0,
+          flags: ADDR_FLAG_KEYS.filter((k) => a[k] === true),
+        });
+      }
+    }
+  }
+  return { source: 'iproute2', links, addresses };
+}
+
+const ARPHRD: Record<string, string> = { '1': 'ether', '32': 'infiniband', '772': 'loopback', '65534': 'none', '776': 'sit', '768': 'ipip', '778': 'gre' };
+
+/** Links from /sys/class/net when no address source exists (fixture without recorded ip output). */
+export function linksFromSysfs(root: Root): LinkInfo[] {
+  const links: LinkInfo[] = [];
+  for (const name of root.list('/sys/class/net')) {
+    const base = `/sys/class/net/${name}`;
+    const flagsHex = root.readTrim(`${base}/flags`);
+    const flagsNum = flagsHex ? parseInt(flagsHex, 16) : 0;
+    const operstate = (root.readTrim(`${base}/operstate`) ?? 'unknown').toUpperCase();
+    const names: [number, LinkFlag][] = [
+      [0x1, 'UP'], [0x2, 'BROADCAST'], [0x8, 'LOOPBACK'], [0x10, 'POINTOPOINT'], [0x80, 'NOARP'], [0x100, 'PROMISC'],
+      [0x200, 'ALLMULTI'], [0x400, 'MASTER'], [0x800, 'SLAVE'], [0x1000, 'MULTICAST'],
+    ];
+    const flags: LinkFlag[] = names.filter(([bit]) => flagsNum & bit).map(([, n]) => n);
+    const carrier = root.readTrim(`${base}/carrier`) === '1';
+    if (carrier) flags.push('LOWER_UP');
+    // The kernel's IFF_RUNNING: admin up and operationally up (or unknown).
+    if (flags.includes('UP') && (operstate === 'UP' || operstate === 'UNKNOWN')) flags.push('RUNNING');
+    const uevent = root.readTrim(`${base}/uevent`) ?? '';
+    const devtype = /^DEVTYPE=(.+)$/m.exec(uevent)?.[1] ?? null;
+    const masterLink = root.readlink(`${base}/master`);
+    const ifindex = Number(root.readTrim(`${base}/ifindex`) ?? '0');
+    links.push({
+      ifindex,
+      name,
+      kind: devtype ?? (root.exists(`${base}/bonding`) ? 'bond' : root.exists(`${base}/bridge`) ? 'bridge' : null),
+      linkType: ARPHRD[root.readTrim(`${base}/type`) ?? ''] ?? null,
+      master: masterLink ? masterLink.split('/').pop()! : null,
+      mtu: Number(root.readTrim(`${base}/mtu`) ?? 'NaN') || null,
+      mac: root.readTrim(`${base}/address`),
+      operstate,
+      flags,
+    });
+  }
+  return links.sort((a, b) => a.ifindex - b.ifindex);
+}
+
+/** Last resort: Node's view, which lists only links that are UP and RUNNING. */
+export function networkFromNode(): NetworkPart {
+  const ifs = networkInterfaces();
+  const links: LinkInfo[] = [];
+  const v4: AddressInfo[] = [];
+  const v6: AddressInfo[] = [];
+  let idx = 0;
+  for (const [name, addrs] of Object.entries(ifs)) {
+    idx++;
+    const list = addrs ?? [];
+    const loop = list.some((a) => a.internal);
+    links.push({
+      ifindex: idx,
+      name,
+      kind: null,
+      linkType: loop ? 'loopback' : 'ether',
+      master: null,
+      mtu: null,
+      mac: list[0]?.mac ?? null,
+      operstate: loop ? 'UNKNOWN' : 'UP',
+      flags: loop ? ['UP', 'LOOPBACK', 'RUNNING', 'LOWER_UP'] : ['UP', 'BROADCAST', 'RUNNING', 'MULTICAST', 'LOWER_UP'],
+    });
+    for (const a of list) {
+      const v6a = a.family === 'IPv6';
+      const prefixlen = Number(a.cidr?.split('/')[1] ?? (v6a ? 128 : 32));
+      const info: AddressInfo = {
+        name,
+        link: name,
+        ifindex: idx,
+        family: v6a ? 'AF_INET6' : 'AF_INET',
+        address: a.address,
+        prefixlen,
+        scope: v6a && a.scopeid ? 'link' : loop ? 'host' : 'global',
+        scopeId: v6a ? a.scopeid ?? 0 : 0,
+        flags: [],
+      };
+      (v6a ? v6 : v4).push(info);
+    }
+  }
+  return { source: 'os.networkInterfaces', links, addresses: [...v4, ...v6] };
+}
+
+export function probeNetwork(root: Root, runner: Runner, warnings: ProbeWarning[]): NetworkPart {
+  const r = runner.run(IP_ADDR_COMMAND);
+  if (r.ok) {
+    try {
+      const part = parseIpAddrJson(r.stdout);
+      return { ...part, source: r.from === 'recorded' ? 'recorded-iproute2' : 'iproute2' };
+    } catch (e) {
+      warnings.push({ source: 'network', message: `cannot parse ip -j addr output: ${(e as Error).message}` });
+    }
+  } else {
+    warnings.push({ source: 'network', message: r.error });
+  }
+  if (!root.isLive) {
+    const links = linksFromSysfs(root);
+    warnings.push({ source: 'network', message: `no recorded 'ip -j -d addr show' output under ${root.dir}/commands/ip-addr.json: links come from sysfs and no addresses are known` });
+    return { source: 'sysfs', links, addresses: [] };
+  }
+  warnings.push({
+    source: 'network',
+    message: "iproute2 'ip' is not available: using os.networkInterfaces(), which hides links that are down or without carrier (install iproute2 for a faithful view)",
+  });
+  return networkFromNode();
+}

@@ -1,0 +1,20 @@
+// Quoting for generated text. Interface names may legally contain `$ ; ( '`
+// and other shell metacharacters, so everything we print for pasting is quoted.
+
+const SAFE_SH = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** POSIX sh single-word quoting: safe words stay bare, everything else goes in '…'. */
+export function shQuote(s: string): string {
+  if (s !== '' && SAFE_SH.test(s)) return s;
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A command line for pasting: each argument quoted on its own. */
+export function shJoin(argv: readonly string[]): string {
+  return argv.map(shQuote).join(' ');
+}
+
+/** `export NAME=value`, value quoted. */
+export function shExport(name: string, value: string): string {
+  return `export ${name}=${shQuote(value)}`;
+}

@@ -1,0 +1,125 @@
+// Validation of snapshot files. Loaded only when a snapshot is read from
+// disk: zod costs start-up time the live path does not need to pay.
+
+import { readFileSync, statSync } from 'node:fs';
+import { z } from 'zod';
+import { SNAPSHOT_SCHEMA_VERSION, type NodeSnapshot } from './types.js';
+
+const family = z.enum(['AF_INET', 'AF_INET6']);
+
+const link = z.object({
+  ifindex: z.number().int(),
+  name: z.string().min(1),
+  kind: z.string().nullable(),
+  linkType: z.string().nullable(),
+  master: z.string().nullable(),
+  mtu: z.number().int().nullable(),
+  mac: z.string().nullable(),
+  operstate: z.string(),
+  flags: z.array(z.string()),
+});
+
+const address = z.object({
+  name: z.string().min(1),
+  link: z.string().min(1),
+  ifindex: z.number().int(),
+  family,
+  address: z.string().min(1),
+  prefixlen: z.number().int().min(0).max(128),
+  scope: z.string(),
+  scopeId: z.number().int().min(0),
+  flags: z.array(z.string()),
+});
+
+const confFile = z.object({
+  path: z.string(),
+  role: z.enum(['NCCL_CONF_FILE', 'home-passwd', 'home-env', 'etc']),
+  content: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+export const nodeSnapshotSchema = z.object({
+  schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
+  tool: z.object({ name: z.literal('ncclx'), version: z.string() }),
+  capturedAt: z.string(),
+  root: z.string(),
+  host: z.object({
+    hostname: z.string(),
+    os: z.string().nullable(),
+    kernel: z.string().nullable(),
+    arch: z.string().nullable(),
+    source: z.string(),
+  }),
+  network: z.object({
+    source: z.enum(['iproute2', 'recorded-iproute2', 'sysfs', 'os.networkInterfaces']),
+    links: z.array(link),
+    addresses: z.array(address),
+  }),
+  env: z.object({
+    process: z.record(z.string(), z.string()),
+    confFiles: z.array(confFile),
+    home: z.object({ passwd: z.string().nullable(), env: z.string().nullable() }),
+  }),
+  resolutions: z.record(
+    z.string(),
+    z.object({ addresses: z.array(z.object({ address: z.string(), family })), error: z.string().nullable() }),
+  ),
+  ncclLibrary: z.object({
+    candidates: z.array(z.object({ path: z.string(), version: z.string().nullable(), via: z.string() })),
+    searched: z.array(z.string()),
+  }),
+  warnings: z.array(z.object({ source: z.string(), message: z.string() })),
+  rdma: z.unknown().optional(),
+});
+
+/** Snapshot files larger than this are refused before parsing. */
+export const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
+
+export class SnapshotError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${problem}`);
+  }
+}
+
+function firstIssue(err: z.ZodError): string {
+  const i = err.issues[0]!;
+  const where = i.path.length ? i.path.join('.') : '(top level)';
+  return `${where}: ${i.message}`;
+}
+
+/** Validate parsed JSON as a snapshot; throws SnapshotError with a one-line problem. */
+export function validateSnapshot(data: unknown, file: string): NodeSnapshot {
+  if (data && typeof data === 'object' && 'schemaVersion' in data && (data as { schemaVersion: unknown }).schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
+    throw new SnapshotError(file, `schema version ${JSON.stringify((data as { schemaVersion: unknown }).schemaVersion)} is not supported (this ncclx reads version ${SNAPSHOT_SCHEMA_VERSION})`);
+  }
+  const r = nodeSnapshotSchema.safeParse(data);
+  if (!r.success) throw new SnapshotError(file, `not a valid ncclx snapshot: ${firstIssue(r.error)}`);
+  return r.data as NodeSnapshot;
+}
+
+export function loadSnapshot(file: string): NodeSnapshot {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (e) {
+    throw new SnapshotError(file, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (size > MAX_SNAPSHOT_BYTES) throw new SnapshotError(file, `file is ${size} bytes, larger than the ${MAX_SNAPSHOT_BYTES}-byte limit for a snapshot`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new SnapshotError(file, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (text.trim() === '') throw new SnapshotError(file, 'file is empty');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new SnapshotError(file, `not JSON (${(e as Error).message})`);
+  }
+  return validateSnapshot(data, file);
+}
