@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommId, type CommIdContext } from '../../src/nccl/comm-id.js';
+import { parseVersion, profileFor } from '../../src/nccl/versions.js';
+
+const ctx = (v = '2.28.3', res: Record<string, { address: string; family: 'AF_INET' | 'AF_INET6' }[] | string> = {}): CommIdContext => ({
+  profile: profileFor(parseVersion(v)),
+  ifindexOf: (n) => ({ eth0: 2, ib0: 4 } as Record<string, number>)[n] ?? null,
+  resolve: (h) => {
+    const r = res[h];
+    if (r === undefined) return undefined;
+    return typeof r === 'string' ? { addresses: [], error: r } : { addresses: r, error: null };
+  },
+});
+
+describe('NCCL_COMM_ID parsing (nccl-behavior.md §1.5)', () => {
+  it('ip:port', () => {
+    const r = parseCommId('10.0.0.1:5000', ctx());
+    expect(r).toMatchObject({ ok: true, target: { family: 'AF_INET', address: '10.0.0.1', port: 5000, scopeId: 0 } });
+  });
+  it('missing port is 65535', () => {
+    expect(parseCommId('10.0.0.1', ctx())).toMatchObject({ ok: true, target: { port: 65535 } });
+  });
+  it('[v6]:port and [v6%if]:port with the scope id from if_nametoindex', () => {
+    expect(parseCommId('[2001:db8::1]:29500', ctx())).toMatchObject({ ok: true, target: { family: 'AF_INET6', address: '2001:db8::1', port: 29500, scopeId: 0 } });
+    expect(parseCommId('[fe80::1%eth0]:1', ctx())).toMatchObject({ ok: true, target: { address: 'fe80::1', scopeId: 2 } });
+    const unknown = parseCommId('[fe80::1%nope]:1', ctx());
+    expect(unknown).toMatchObject({ ok: true, target: { scopeId: 0 } });
+  });
+  it('[ without ] is an error with NCCL\'s WARN', () => {
+    expect(parseCommId('[fe80::1:5000', ctx())).toMatchObject({ ok: false, log: 'Net : No valid [IPv6]:port pair found', indeterminate: false });
+  });
+  it('an invalid IPv6 literal is not validated by NCCL: indeterminate', () => {
+    expect(parseCommId('[zz::1]:1', ctx())).toMatchObject({ ok: false, indeterminate: true, log: null });
+  });
+  it('bare IPv6 without brackets is cut at the first ":"', () => {
+    const r = parseCommId('fe80::1:5000', ctx('2.28.3', { fe80: 'Name or service not known' }));
+    expect(r).toMatchObject({ ok: false, log: 'Net : error encountered when getting address info : Name or service not known' });
+  });
+  it('host names use the first resolver answer, which may be IPv6 (scope 0)', () => {
+    const r = parseCommId('master:1234', ctx('2.28.3', { master: [{ address: '2001:db8::9', family: 'AF_INET6' }, { address: '10.0.0.9', family: 'AF_INET' }] }));
+    expect(r).toMatchObject({ ok: true, target: { family: 'AF_INET6', address: '2001:db8::9', scopeId: 0, port: 1234 } });
+  });
+  it('unresolved names are indeterminate, failures print the gai error', () => {
+    expect(parseCommId('nohost:1', ctx())).toMatchObject({ ok: false, indeterminate: true });
+    expect(parseCommId('bad:1', ctx('2.28.3', { bad: 'Name or service not known' }))).toMatchObject({ ok: false, indeterminate: false });
+  });
+  it('length ≤ 1 is "string is null"; ":5000" has no host', () => {
+    expect(parseCommId('', ctx())).toMatchObject({ ok: false, log: 'Net : string is null' });
+    expect(parseCommId('x', ctx())).toMatchObject({ ok: false, log: 'Net : string is null' });
+    expect(parseCommId(':5000', ctx())).toMatchObject({ ok: false, log: 'Net : No valid <IPv4_or_hostname>:<port> pair found' });
+  });
+  it('ports wrap like htons', () => {
+    expect(parseCommId('10.0.0.1:70000', ctx())).toMatchObject({ ok: true, target: { port: 70000 & 0xffff } });
+  });
+});
