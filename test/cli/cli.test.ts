@@ -1,0 +1,101 @@
+// The built binary, as a user runs it.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { snapshotOf, link } from '../unit/helpers.js';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const tmp = mkdtempSync(join(tmpdir(), 'ncclx-cli-'));
+function ncclx(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1', ...env } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('ncclx explain on a snapshot file', () => {
+  const file = join(tmp, 'node.json');
+  writeFileSync(file, JSON.stringify(snapshotOf([link('lo', ['127.0.0.1/8']), link('eth1', ['10.0.1.1/24']), link('eth10', ['10.0.10.1/24'])], { env: { NCCL_SOCKET_IFNAME: 'eth1' } })));
+
+  it('--json has the documented shape', () => {
+    const r = ncclx(['explain', '--snapshot', file, '--json', '--nccl-version', '2.28.3']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ ncclVersion: '2.28.3', profile: 'nccl>=2.28.3', versionSource: '--nccl-version 2.28.3' });
+    for (const c of ['bootstrap', 'socket', 'ibOob']) {
+      expect(j[c]).toHaveProperty('selected');
+      expect(j[c]).toHaveProperty('stage');
+      expect(Array.isArray(j[c].trace)).toBe(true);
+    }
+    expect(j.socket.selected).toEqual([
+      { name: 'eth1', address: '10.0.1.1', family: 'AF_INET', display: '10.0.1.1' },
+      { name: 'eth10', address: '10.0.10.1', family: 'AF_INET', display: '10.0.10.1' },
+    ]);
+    expect(j.findings.map((f: { id: string }) => f.id)).toContain('SOCK-004');
+  });
+  it('the environment from the snapshot is used, and flags override it', () => {
+    const j = JSON.parse(ncclx(['explain', '--snapshot', file, '--json', '--ifname', '=eth10', '--nccl-version', '2.28']).out);
+    expect(j.socket.selected.map((s: { name: string }) => s.name)).toEqual(['eth10']);
+    expect(j.versionSource).toMatch(/2\.28\.3, the first 2\.28 release/);
+  });
+  it('text output has the selection, the trace and the findings', () => {
+    const r = ncclx(['explain', '--snapshot', file, '--nccl-version', '2.28.3']);
+    expect(r.out).toMatch(/Socket transport\s+\[0\]eth1 10\.0\.1\.1\s+\[1\]eth10 10\.0\.10\.1/);
+    expect(r.out).toMatch(/lo\s+127\.0\.0\.1\s+not matched by NCCL_SOCKET_IFNAME 'eth1'/);
+    expect(r.out).toMatch(/SOCK-004/);
+    expect(r.out).not.toMatch(/\x1b\[/);
+  });
+  it('exit 1 when a finding is an error', () => {
+    expect(ncclx(['explain', '--snapshot', file, '--ifname', 'nomatch', '--nccl-version', '2.28.3']).code).toBe(1);
+  });
+});
+
+describe('bad input', () => {
+  const cases: [string, string, RegExp][] = [
+    ['missing.json', '', /missing\.json: cannot read: ENOENT/],
+    ['empty.json', '', /empty\.json: file is empty/],
+    ['garbage.json', '{not json', /garbage\.json: not JSON/],
+    ['wrongver.json', JSON.stringify({ schemaVersion: 99 }), /wrongver\.json: schema version 99 is not supported/],
+    ['shape.json', JSON.stringify({ ...snapshotOf([]), network: { links: 'x' } }), /shape\.json: not a valid ncclx snapshot: network\./],
+  ];
+  for (const [name, content, re] of cases) {
+    it(`${name}: one-line error, exit 2`, () => {
+      const f = join(tmp, name);
+      if (name !== 'missing.json') writeFileSync(f, content);
+      const r = ncclx(['explain', '--snapshot', f]);
+      expect(r.code).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(re);
+    });
+  }
+  it('bad --nccl-version: exit 2 with the accepted forms', () => {
+    const r = ncclx(['explain', '--nccl-version', 'latest']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/X\.Y\[\.Z\].*ncclx-X\.Y/);
+  });
+  it('unknown option: exit 2', () => {
+    expect(ncclx(['explain', '--bogus']).code).toBe(2);
+  });
+  it('garbage in a variable never crashes', () => {
+    for (const v of ['[', '[]', '[%]:', ':::', '\u00e9', ',,,', '^=^=', 'x'.repeat(300)]) {
+      const r = ncclx(['explain', '--json', '--nccl-version', '2.30.7'], { NCCL_SOCKET_IFNAME: v, NCCL_COMM_ID: v, NCCL_SOCKET_FAMILY: v });
+      expect(r.code === 0 || r.code === 1).toBe(true);
+      expect(() => JSON.parse(r.out)).not.toThrow();
+    }
+  });
+});
+
+describe('ncclx snapshot', () => {
+  it('writes a snapshot that explain can read back', () => {
+    const out = join(tmp, 'snap.json');
+    const r = ncclx(['snapshot', '-o', out], { NCCL_SOCKET_IFNAME: 'lo' });
+    expect(r.code).toBe(0);
+    const snap = JSON.parse(readFileSync(out, 'utf8'));
+    expect(snap.schemaVersion).toBe(1);
+    expect(snap.env.process.NCCL_SOCKET_IFNAME).toBe('lo');
+    expect(snap.network.links.some((l: { name: string }) => l.name === 'lo')).toBe(true);
+    expect(snap.host.hostname.length).toBeGreaterThan(0);
+    const j = JSON.parse(ncclx(['explain', '--snapshot', out, '--json']).out);
+    expect(j.socket.selected.map((s: { name: string }) => s.name)).toEqual(['lo']);
+  });
+});
