@@ -269,3 +269,17 @@ describe('conf files feed the selection', () => {
     expect(r.inputs['NCCL_SOCKET_IFNAME']!.source).toBe('--ifname');
   });
 });
+
+describe('NCCL_SOCKET_FAMILY', () => {
+  const snap = snapshotOf([link('eth0', ['10.0.0.5/24', 'fd00::5/64'])]);
+  it('ipv4, 4, inet6, af_inet are silent no-ops (both families)', () => {
+    for (const v of ['ipv4', '4', 'inet6', 'af_inet', '']) {
+      const r = run(snap, '2.28.3', { family: v });
+      expect(pairs(r.socket.selected)).toEqual(['eth0:10.0.0.5']);
+      expect(ids(r)).toContain('SOCK-006');
+    }
+  });
+  it('AF_INET6 keeps only IPv6', () => {
+    expect(pairs(run(snap, '2.28.3', { family: 'AF_INET6' }).socket.selected)).toEqual(['eth0:fd00::5']);
+  });
+});
