@@ -78,7 +78,67 @@ export function buildProgram(): Command {
     process.exitCode = report.findings.some((f) => f.severity === 'error') ? 1 : 0;
   });
 
+  addSourceOptions(
+    program
+      .command('doctor')
+      .description('run every check and report (plain report when stdout is not a TTY or with --no-tui)')
+      .option('--nccl-version <version>', 'NCCL version to model: X.Y[.Z] or ncclx-X.Y (default: detected on the node)')
+      .option('--json', 'print every result as JSON (schema in docs/doctor-json.md)')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'prom']).default('text'))
+      .option('--only <ids>', 'run only these checks (comma list of ids or prefixes, e.g. SOCK,ARP-001)')
+      .option('--skip <ids>', 'skip these checks (comma list of ids or prefixes)')
+      .option('--list-checks', 'list every check with its id and exit')
+      .option('--uplink-regex <regex>', 'netdevs that look like uplinks, left out of the RDMA candidate set', '^eth[0-9]+$')
+      .option('--include <netdevs>', 'netdevs always in the RDMA candidate set (comma list)')
+      .option('--no-tui', 'plain report even on a terminal')
+      .option('-v, --verbose', 'evidence, why and fix for every result')
+      .option('--no-color', 'no colour'),
+  ).action(async (opts: SourceOptions & DoctorOptions) => {
+    const { ALL_CHECKS } = await import('./checks/registry.js');
+    if (opts.listChecks) {
+      const w = Math.max(...ALL_CHECKS.map((c) => c.id.length));
+      print(ALL_CHECKS.map((c) => `${c.id.padEnd(w)}  ${c.family.padEnd(10)}  ${c.title}`).join('\n') + '\n');
+      return;
+    }
+    const { makeContext, runDoctor, selectChecks } = await import('./checks/run.js');
+    const report = await import('./report/doctor.js');
+    const list = (v?: string) => v?.split(',').map((x) => x.trim()).filter(Boolean);
+    let uplinkRegex: RegExp;
+    try {
+      uplinkRegex = new RegExp(opts.uplinkRegex);
+    } catch (e) {
+      throw new UsageError(`--uplink-regex: ${(e as Error).message}`);
+    }
+    const only = list(opts.only);
+    const skip = list(opts.skip);
+    const known = (p: string) => ALL_CHECKS.some((c) => c.id === p || c.id.startsWith(p.endsWith('-') ? p : `${p}-`));
+    const unknown = [...(only ?? []), ...(skip ?? [])].filter((p) => !known(p));
+    if (unknown.length) throw new UsageError(`unknown check id ${unknown.join(', ')} (see ncclx doctor --list-checks)`);
+    const snap = await readNode(opts);
+    const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, uplinkRegex, include: list(opts.include) ?? [] });
+    const run = runDoctor(selectChecks(ALL_CHECKS, only, skip), ctx);
+    const format = opts.json ? 'json' : opts.format;
+    if (format === 'json') print(JSON.stringify(report.doctorJson(run), null, 2) + '\n');
+    else if (format === 'prom') print(report.renderPrometheus(run));
+    else print(report.renderDoctorText(run, makeStyle(wantColor(opts.color)), !!opts.verbose));
+    process.exitCode = report.exitCodeFor(run.results);
+  });
+
   return program;
+}
+
+interface DoctorOptions {
+  ncclVersion?: string;
+  json?: boolean;
+  format: 'text' | 'json' | 'prom';
+  only?: string;
+  skip?: string;
+  listChecks?: boolean;
+  uplinkRegex: string;
+  include?: string;
+  tui?: boolean;
+  verbose?: boolean;
+  color?: boolean;
 }
 
 export async function main(argv: string[]): Promise<number> {
