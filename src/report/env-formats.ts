@@ -1,0 +1,70 @@
+// `ncclx env` output formats. Each value is quoted for its target, because
+// interface and device names may contain `$ ; ( '` and other characters Linux
+// allows: pasting the output must set exactly these variables, nothing else.
+
+import { shQuote } from './quote.js';
+
+export type EnvFormat = 'bash' | 'fish' | 'dotenv' | 'json' | 'nccl-conf' | 'k8s';
+export const ENV_FORMATS: EnvFormat[] = ['bash', 'fish', 'dotenv', 'json', 'nccl-conf', 'k8s'];
+
+export interface EnvVar {
+  name: string;
+  value: string;
+}
+
+export class EnvFormatError extends Error {}
+
+/** fish: inside single quotes only \\ and \' are escapes. */
+export function fishQuote(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * dotenv (python-dotenv, docker compose, node dotenv): single quotes are
+ * literal, with no interpolation of `$`. A value holding a single quote needs
+ * double quotes, where `\\` and `\"` are escapes.
+ */
+export function dotenvQuote(s: string): string {
+  if (!s.includes("'")) return `'${s}'`;
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** A YAML double-quoted scalar; JSON string syntax is valid YAML. */
+export function yamlQuote(s: string): string {
+  return JSON.stringify(s);
+}
+
+function checkName(name: string) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new EnvFormatError(`'${name}' is not a valid environment variable name`);
+}
+
+export function formatEnv(vars: EnvVar[], format: EnvFormat): string {
+  for (const v of vars) {
+    checkName(v.name);
+    if (v.value.includes('\0')) throw new EnvFormatError(`${v.name}: a value cannot contain a NUL byte`);
+  }
+  switch (format) {
+    case 'bash':
+      return vars.map((v) => `export ${v.name}=${shQuote(v.value)}\n`).join('');
+    case 'fish':
+      return vars.map((v) => `set -gx ${v.name} ${fishQuote(v.value)}\n`).join('');
+    case 'dotenv':
+      return vars.map((v) => `${v.name}=${dotenvQuote(v.value)}\n`).join('');
+    case 'json':
+      return JSON.stringify(Object.fromEntries(vars.map((v) => [v.name, v.value])), null, 2) + '\n';
+    case 'nccl-conf':
+      // NCCL reads NAME=VALUE verbatim: no quotes (they would become part of the value), one per line.
+      for (const v of vars) {
+        if (/[\r\n]/.test(v.value)) throw new EnvFormatError(`${v.name}: nccl.conf cannot hold a value with a line break`);
+      }
+      return vars.map((v) => `${v.name}=${v.value}\n`).join('');
+    case 'k8s':
+      return ['env:', ...vars.flatMap((v) => [`  - name: ${v.name}`, `    value: ${yamlQuote(v.value)}`])].join('\n') + '\n';
+  }
+}
+
+/** A comment line in the given format (json has none: returns null). */
+export function commentLine(text: string, format: EnvFormat): string | null {
+  if (format === 'json') return null;
+  return `# ${text.replace(/[\r\n]+/g, ' ')}`;
+}

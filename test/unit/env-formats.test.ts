@@ -1,0 +1,50 @@
+// Quoting is verified by running the real interpreters where they exist here (sh, bash, node).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { dotenvQuote, EnvFormatError, fishQuote, formatEnv, yamlQuote } from '../../src/report/env-formats.js';
+
+const ODD = ["e$x;(1", "it's", 'a"b', 'back\\slash', '=eth0,=ib0', '^docker,lo', 'tab\there', 'spa ce', '$(touch /tmp/pwned)', '`id`'];
+const vars = ODD.map((value, i) => ({ name: `V${i}`, value }));
+
+describe('bash/sh exports', () => {
+  it('sh evaluates each value back exactly, running nothing else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ncclx-env-'));
+    const script = formatEnv(vars, 'bash') + vars.map((v) => `printf '%s\\0' "$${v.name}"`).join('\n') + '\n';
+    writeFileSync(join(dir, 's.sh'), script);
+    for (const shell of ['sh', 'bash']) {
+      const r = spawnSync(shell, [join(dir, 's.sh')], { encoding: 'utf8', cwd: dir });
+      expect(r.status).toBe(0);
+      expect(r.stdout.split('\0').slice(0, -1)).toEqual(ODD);
+    }
+  });
+});
+
+describe('other formats', () => {
+  it('json round-trips', () => {
+    expect(JSON.parse(formatEnv(vars, 'json'))).toEqual(Object.fromEntries(vars.map((v) => [v.name, v.value])));
+  });
+  it('k8s env list: YAML double-quoted scalars (JSON strings)', () => {
+    const out = formatEnv([{ name: 'NCCL_SOCKET_IFNAME', value: "=e$x;('1" }], 'k8s');
+    expect(out).toBe('env:\n  - name: NCCL_SOCKET_IFNAME\n    value: "=e$x;(\'1"\n');
+    expect(JSON.parse(yamlQuote('a"b\\c'))).toBe('a"b\\c');
+  });
+  it('nccl-conf writes values verbatim (NCCL strips nothing) and refuses line breaks', () => {
+    expect(formatEnv([{ name: 'NCCL_SOCKET_IFNAME', value: '=eth0' }], 'nccl-conf')).toBe('NCCL_SOCKET_IFNAME==eth0\n');
+    expect(() => formatEnv([{ name: 'X', value: 'a\nb' }], 'nccl-conf')).toThrow(EnvFormatError);
+  });
+  it('fish single quotes escape only backslash and quote', () => {
+    expect(fishQuote("it's")).toBe("'it\\'s'");
+    expect(fishQuote('a\\b$c')).toBe("'a\\\\b$c'");
+    expect(formatEnv([{ name: 'A', value: 'x' }], 'fish')).toBe("set -gx A 'x'\n");
+  });
+  it('dotenv: single quotes unless the value has one', () => {
+    expect(dotenvQuote('e$x;(1')).toBe("'e$x;(1'");
+    expect(dotenvQuote(`it's "q"`)).toBe(`"it's \\"q\\""`);
+  });
+  it('invalid variable names are refused', () => {
+    expect(() => formatEnv([{ name: 'BAD-NAME', value: 'x' }], 'bash')).toThrow(EnvFormatError);
+  });
+});
