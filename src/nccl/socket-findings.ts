@@ -33,6 +33,31 @@ function originText(o: Origin | undefined): string {
   return '';
 }
 
+/**
+ * Interfaces worth suggesting: RUNNING, with a routable (not link-local, not
+ * loopback) address, and not lo/docker/virbr/veth. getifaddrs() order, so
+ * IPv4-carrying interfaces come first. This is ncclx's advice, not NCCL's rule.
+ */
+export function suggestedInterfaces(ctx: SocketContext, exclude: string[] = []): string[] {
+  const out: string[] = [];
+  for (const a of ctx.addresses) {
+    if (out.includes(a.name) || exclude.includes(a.name)) continue;
+    if (/^(lo|docker|virbr|veth)/.test(a.name)) continue;
+    const link = ctx.links.find((l) => l.ifindex === a.ifindex);
+    if (!link?.flags.includes('RUNNING')) continue;
+    if (a.family === 'AF_INET6' && (/^fe[89ab]/i.test(a.address) || a.address === '::1')) continue;
+    if (a.family === 'AF_INET' && a.address.startsWith('127.')) continue;
+    out.push(a.name);
+  }
+  return out;
+}
+
+/** `=name` for the first suggested interface, or a placeholder the user must edit. */
+function suggestion(ctx: SocketContext, exclude: string[] = []): string {
+  const first = suggestedInterfaces(ctx, exclude)[0];
+  return first ? `=${first}` : '=<interface>';
+}
+
 export interface FindingContext {
   ctx: SocketContext;
   selection: SocketSelection;
@@ -63,11 +88,11 @@ export function socketFindings(f: FindingContext): Finding[] {
       id: 'SOCK-005',
       severity: 'warn',
       message: `NCCL_SOCKET_IFNAME='${ifnameRaw}'${origin('NCCL_SOCKET_IFNAME')} is ${ifnameRaw === '' ? 'empty' : 'one character long'}: NCCL ignores it and selects automatically`,
-      fix: ifnameRaw === '' ? 'unset NCCL_SOCKET_IFNAME' : `Set a real interface name, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (selection.socket.selected[0]?.name ?? 'eth0'))}`,
+      fix: ifnameRaw === '' ? 'unset NCCL_SOCKET_IFNAME' : `Set a real interface name, e.g. ${shExport('NCCL_SOCKET_IFNAME', suggestion(ctx))}`,
     });
   }
   const list = inputs.ifname.list;
-  if (list) out.push(...listFindings(list, names, ifnameRaw!, origin('NCCL_SOCKET_IFNAME'), selection));
+  if (list) out.push(...listFindings(list, names, ifnameRaw!, origin('NCCL_SOCKET_IFNAME'), selection, suggestion(ctx)));
 
   // --- NCCL_SOCKET_FAMILY --------------------------------------------------
   const famRaw = inputs.family.raw;
@@ -116,9 +141,7 @@ export function socketFindings(f: FindingContext): Finding[] {
   }
 
   // --- per-consumer outcome ------------------------------------------------
-  for (const r of [selection.bootstrap, selection.socket, selection.ibOob]) {
-    out.push(...consumerFindings(r, f, names));
-  }
+  out.push(...mergeByInterface([selection.bootstrap, selection.socket, selection.ibOob].flatMap((r) => consumerFindings(r, f, names))));
 
   // Bootstrap and data on different interfaces is legal, but worth knowing.
   const b = selection.bootstrap.selected[0];
@@ -176,7 +199,7 @@ function parseListForStage(ctx: SocketContext, spec: string): ParsedList {
   return parseList(spec, { parser: ctx.profile.listParser, maxEntries: MAX_IFS });
 }
 
-function listFindings(list: ParsedList, names: string[], raw: string, origin: string, selection: SocketSelection): Finding[] {
+function listFindings(list: ParsedList, names: string[], raw: string, origin: string, selection: SocketSelection, suggest: string): Finding[] {
   const out: Finding[] = [];
   for (const n of list.notes) {
     if (n.kind === 'empty-item' || n.kind === 'empty-port' || n.kind === 'non-numeric-field') continue;
@@ -188,7 +211,7 @@ function listFindings(list: ParsedList, names: string[], raw: string, origin: st
         id: 'SOCK-012',
         severity: 'error',
         message: `NCCL_SOCKET_IFNAME entry '${e.text}'${origin} is an IP address; NCCL matches interface names, so it matches nothing`,
-        fix: `Use the interface that carries it, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (selection.socket.selected[0]?.name ?? 'eth0'))}`,
+        fix: `Use the interface that carries it, e.g. ${shExport('NCCL_SOCKET_IFNAME', suggest)}`,
       });
     }
   }
@@ -216,7 +239,7 @@ function listFindings(list: ParsedList, names: string[], raw: string, origin: st
         id: 'SOCK-011',
         severity: list.not ? 'info' : 'warn',
         message: `NCCL_SOCKET_IFNAME entry '${e.text}'${origin} matches no interface on this node${close.length ? ` (interfaces here: ${close.join(', ')})` : ''}`,
-        fix: list.not ? 'Nothing to do unless you meant another name' : `Use a name that exists here, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (names.find((n) => n !== 'lo') ?? 'eth0'))}`,
+        fix: list.not ? 'Nothing to do unless you meant another name' : `Use a name that exists here, e.g. ${shExport('NCCL_SOCKET_IFNAME', suggest)}`,
       });
     }
   }
@@ -246,7 +269,6 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
   if (r.error) {
     const bootstrapCommId = r.consumer === 'bootstrap' && f.selection.inputs.commId.raw !== undefined;
     const id = bootstrapCommId ? 'SOCK-008' : 'SOCK-001';
-    const exists = names.filter((n) => n !== 'lo');
     out.push({
       id,
       severity: 'error',
@@ -254,21 +276,22 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
       message: `${label}: no interface — NCCL will print ${r.error.log.map((l) => `"NCCL WARN ${l}"`).join(' then ')}${r.consumer === 'ibOob' ? ' and the IB transport fails' : ''} (${r.error.why})`,
       fix: bootstrapCommId
         ? 'Point NCCL_COMM_ID at an address on a subnet this node has, or unset it'
-        : `Select an interface that exists and is RUNNING, e.g. ${shExport('NCCL_SOCKET_IFNAME', '=' + (exists[0] ?? 'eth0'))}`,
+        : `Select an interface that exists and is RUNNING, e.g. ${shExport('NCCL_SOCKET_IFNAME', suggestion(f.ctx))}`,
     });
     return out;
   }
   const first = r.selected[0];
   if (!first) return out;
   const rs = r.consumer === 'socket' ? r.selected : [first];
+  // "uses …" findings are written without the consumer label; mergeByInterface adds it.
   for (const s of rs) {
     if (s.family === 'AF_INET6' && /^fe[89ab]/i.test(s.address)) {
       out.push({
         id: 'SOCK-002',
         severity: 'warn',
         consumer: r.consumer,
-        message: `${label} uses ${s.name} ${s.display}, an IPv6 link-local address: it only reaches hosts on the same link, and ranks on other segments hang`,
-        fix: `Give ${s.name} a routable address, or choose another interface: ${shExport('NCCL_SOCKET_IFNAME', '=' + (names.find((n) => n !== s.name && n !== 'lo') ?? 'eth0'))}`,
+        message: `uses ${s.name} ${s.display}, an IPv6 link-local address: it only reaches hosts on the same link, and ranks on other segments hang`,
+        fix: `Give ${s.name} a routable address, or choose another interface: ${shExport('NCCL_SOCKET_IFNAME', suggestion(f.ctx, [s.name]))}`,
       });
     }
     const kind = /^lo/.test(s.name) ? 'loopback' : /^docker/.test(s.name) ? 'a Docker bridge' : /^virbr/.test(s.name) ? 'a libvirt bridge' : /^veth/.test(s.name) ? 'a container veth' : null;
@@ -277,8 +300,8 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
         id: 'SOCK-003',
         severity: 'warn',
         consumer: r.consumer,
-        message: `${label} uses ${s.name} ${s.display}, ${kind}: fine on a single node, but other nodes cannot reach it`,
-        fix: `For multi-node jobs select the data interface: ${shExport('NCCL_SOCKET_IFNAME', '=' + (names.find((n) => !/^(lo|docker|virbr|veth)/.test(n)) ?? 'eth0'))}`,
+        message: `uses ${s.name} ${s.display}, ${kind}: fine on a single node, but other nodes cannot reach it`,
+        fix: `For multi-node jobs select the data interface: ${shExport('NCCL_SOCKET_IFNAME', suggestion(f.ctx))}`,
       });
     }
     const link = f.ctx.links.find((l) => l.name === s.name || l.name === s.name.split(':')[0]);
@@ -287,10 +310,32 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
         id: 'SOCK-018',
         severity: 'error',
         consumer: r.consumer,
-        message: `${label} uses ${s.name}, which is not RUNNING (${link.flags.includes('UP') ? 'no carrier' : 'DOWN'}); NCCL ${versionString(f.ctx.profile.version)} does not check, and connections over it will fail`,
+        message: `uses ${s.name}, which is not RUNNING (${link.flags.includes('UP') ? 'no carrier' : 'DOWN'}); NCCL ${versionString(f.ctx.profile.version)} does not check, and connections over it will fail`,
         fix: `Bring the link up or exclude it: ${shExport('NCCL_SOCKET_IFNAME', '^' + s.name + ',docker,lo')}`,
       });
     }
+  }
+  return out;
+}
+
+/** One finding per interface problem, naming every consumer it affects ("bootstrap and socket transport use lo …"). */
+function mergeByInterface(fs: Finding[]): Finding[] {
+  const out: Finding[] = [];
+  const groups = new Map<string, Finding[]>();
+  for (const x of fs) {
+    if (!x.message.startsWith('uses ')) {
+      out.push(x);
+      continue;
+    }
+    const key = `${x.id}|${x.message}`;
+    groups.set(key, [...(groups.get(key) ?? []), x]);
+  }
+  for (const g of groups.values()) {
+    const labels = g.map((x) => CONSUMER_LABEL[x.consumer!]!);
+    const who = labels.length === 1 ? labels[0]! : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}`;
+    const verb = labels.length === 1 ? 'uses' : 'use';
+    const first = g[0]!;
+    out.push({ ...first, consumer: g.map((x) => x.consumer).join(','), message: `${who.charAt(0).toUpperCase()}${who.slice(1)} ${verb}${first.message.slice('uses'.length)}` });
   }
   return out;
 }

@@ -283,3 +283,14 @@ describe('NCCL_SOCKET_FAMILY', () => {
     expect(pairs(run(snap, '2.28.3', { family: 'AF_INET6' }).socket.selected)).toEqual(['eth0:fd00::5']);
   });
 });
+
+describe('finding presentation', () => {
+  it('one finding per interface problem, naming every consumer; fixes suggest a RUNNING routable interface', () => {
+    const snap = snapshotOf([link('lo', ['127.0.0.1/8']), link('ifb0', [], 'down'), link('eth9', ['fe80::9/64']), link('ens5', ['10.0.0.5/24'])]);
+    const r = run(snap, '2.28.3', { ifname: 'lo' });
+    const f = r.findings.filter((x) => x.id === 'SOCK-003');
+    expect(f).toHaveLength(1);
+    expect(f[0]!.message).toMatch(/^Bootstrap, socket transport and IB transport OOB use lo 127\.0\.0\.1, loopback/);
+    expect(f[0]!.fix).toMatch(/export NCCL_SOCKET_IFNAME='=ens5'$/);
+  });
+});
