@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { explain, type SocketOverrides } from './commands/explain-model.js';
+import { registerIbCommands } from './commands/ib.js';
 import { VersionError } from './nccl/versions.js';
 import { hostsToResolve, probeNode, toolVersion } from './probe/index.js';
 import { renderExplain } from './report/explain-text.js';
@@ -123,6 +124,8 @@ export function buildProgram(): Command {
     else print(report.renderDoctorText(run, makeStyle(wantColor(opts.color)), !!opts.verbose));
     process.exitCode = report.exitCodeFor(run.results);
   });
+
+  registerIbCommands(program);
 
   return program;
 }

@@ -104,6 +104,32 @@ export interface Profile {
   confHomeFromEnv: boolean;
   /** Log line prefix for the bootstrap interface. */
   bootstrapLogPrefix: string;
+
+  // IB transport (nccl-behavior.md §2, §3, §5, §6).
+  /** MAX_IB_DEVS: ports kept, and NCCL_IB_HCA entries parsed (32 from 2.18.5, 16 before). */
+  ibMaxDevs: number;
+  /** ≥ 2.18.1: NCCL_IB_MERGE_VFS (default 1) folds both PCI device digits; before, only the low one is folded. */
+  ibMergeVfsParam: boolean;
+  /** Who merges ports that share a folded PCI path: nobody (< 2.20.3), the IB transport (2.20.3–2.23.x), the core's virtual NICs (≥ 2.24.3). */
+  ibMerge: 'none' | 'ib-transport' | 'core-vnic';
+  /** ≥ 2.27.3: NCCL_IB_MERGE_NICS=0 refusing a vNIC is an INFO line (a WARN in 2.24.3–2.26). */
+  ibMergeRefusalInfo: boolean;
+  /** ≥ 2.29.7: NCCL_IB_DEVICE_PCI_ORDER (default 1) sorts devices by PCI BDF; before, libibverbs order. */
+  ibPciOrder: boolean;
+  /** ≥ 2.21.5: NCCL_IB_GID_INDEX defaults to -1 (automatic choice); before, a fixed default of 0. */
+  gidAuto: boolean;
+  /** ≥ 2.22.3: InfiniBand ports use the routable-FLID rule and NCCL_IB_GID_INDEX is RoCE-only. */
+  gidIbFlid: boolean;
+  /** ≥ 2.26.2: EINVAL reading gid_attrs/types/<i> means "version unknown" instead of a failed connection. */
+  gidEinvalTolerant: boolean;
+  /** ≥ 2.23.4: the GID choice WARNs when a types file cannot be opened or read (silent before). */
+  gidReadWarns: boolean;
+  /** GPUDirect RDMA peer-memory paths this version checks (§5). */
+  peerMemPaths: string[];
+  /** ≥ 2.29.2: NCCL_NET filters transports before they initialise (so `NET/IB : Using` no longer appears with NCCL_NET=Socket). */
+  netFilterBeforeInit: boolean;
+  /** What NCCL prints when NCCL_NET names a transport that cannot be used. */
+  netNotFoundLog: string;
 }
 
 /** NCCLX branches are forks of upstream minors; their upstream-equivalent release. */
@@ -142,6 +168,23 @@ export function profileFor(v: NcclVersion): Profile {
     confCrlf: ge('2.30.3'),
     confHomeFromEnv: ge('2.30.3'),
     bootstrapLogPrefix: ge('2.24.3') ? 'Bootstrap: Using' : 'Bootstrap : Using',
+    ibMaxDevs: ge('2.18.5') ? 32 : 16,
+    ibMergeVfsParam: ge('2.18.1'),
+    ibMerge: ge('2.24.3') ? 'core-vnic' : ge('2.20.3') ? 'ib-transport' : 'none',
+    ibMergeRefusalInfo: ge('2.27.3'),
+    ibPciOrder: ge('2.29.7'),
+    gidAuto: ge('2.21.5'),
+    gidIbFlid: ge('2.22.3'),
+    gidEinvalTolerant: ge('2.26.2'),
+    gidReadWarns: ge('2.23.4'),
+    peerMemPaths: [
+      '/sys/kernel/mm/memory_peers/nv_mem/version',
+      ...(ge('2.9.8') && !ge('2.22.3') ? ['/sys/kernel/mm/memory_peers/nvidia-peermem/version'] : []),
+      ...(ge('2.22.3') ? ['/sys/kernel/mm/memory_peers/nv_mem_nc/version'] : []),
+      ...(ge('2.23.4') ? ['/sys/module/nvidia_peermem/version'] : []),
+    ],
+    netFilterBeforeInit: ge('2.29.2'),
+    netNotFoundLog: ge('2.27.3') ? 'Failed to initialize any NET plugin' : 'Error: network %s not found.',
   };
 }
 

@@ -9,6 +9,7 @@ import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';
 import { probeNcclLibrary } from './nccl-lib.js';
+import { probeRdma } from './rdma.js';
 import { Root } from './root.js';
 import { runnerFor, type Runner } from './runner.js';
 
@@ -82,6 +83,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
     resolutions,
     ncclLibrary,
     warnings,
+    rdma: probeRdma(root),
   };
 }
 

@@ -8,8 +8,11 @@ export type ReadResult = { ok: true; value: string } | { ok: false; error: strin
 
 export class Root {
   readonly dir: string;
+  /** Reads that fail on purpose in a fixture (see loadFixtureErrors). */
+  private readonly failing: Map<string, string> | null;
   constructor(dir = '/') {
     this.dir = resolve(dir);
+    this.failing = this.isLive ? null : loadFixtureErrors(join(this.dir, 'errors.json'));
   }
 
   get isLive(): boolean {
@@ -22,6 +25,8 @@ export class Root {
   }
 
   read(p: string): ReadResult {
+    const forced = this.failing?.get(p);
+    if (forced !== undefined) return { ok: false, error: forced };
     try {
       return { ok: true, value: readFileSync(this.path(p), 'utf8') };
     } catch (e) {
@@ -86,6 +91,34 @@ export class Root {
       return null;
     }
   }
+}
+
+/**
+ * A plain file cannot fail with EINVAL the way a sysfs attribute does (unset
+ * GID entries, entries hidden from a container). A fixture root may carry
+ * `errors.json`: {"ncclxFixtureErrors": 1, "errors": {"<node path>": "EINVAL"}},
+ * where the last path component may be a range `{0..254}`. Listed paths still
+ * exist (so directory listings stay real); reading them fails with that errno.
+ * Ignored on a live root and without the marker. See docs/fixtures.md.
+ */
+function loadFixtureErrors(file: string): Map<string, string> | null {
+  let data: { ncclxFixtureErrors?: unknown; errors?: Record<string, string> };
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+  if (data?.ncclxFixtureErrors !== 1 || typeof data.errors !== 'object' || data.errors === null) return null;
+  const out = new Map<string, string>();
+  for (const [key, errno] of Object.entries(data.errors)) {
+    const m = /^(.*\/)\{(\d+)\.\.(\d+)\}$/.exec(key);
+    if (!m) {
+      out.set(key, String(errno));
+      continue;
+    }
+    for (let i = Number(m[2]); i <= Number(m[3]); i++) out.set(`${m[1]}${i}`, String(errno));
+  }
+  return out;
 }
 
 export function errCode(e: unknown): string {

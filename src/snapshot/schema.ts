@@ -38,6 +38,78 @@ const confFile = z.object({
   error: z.string().nullable(),
 });
 
+// The RDMA part (src/snapshot/rdma-types.ts). A sysfs value is its text or the errno of the failed read.
+const sysfsRead = z.union([z.string(), z.object({ error: z.string() })]);
+const presence = z.object({ path: z.string(), present: z.boolean() });
+const rdmaPort = z.object({
+  port: z.number().int().min(0),
+  state: sysfsRead,
+  physState: sysfsRead,
+  linkLayer: sysfsRead,
+  rate: sysfsRead,
+  lid: sysfsRead,
+  gidCount: z.number().int().min(0),
+  gids: z.array(z.object({ index: z.number().int().min(0), gid: sysfsRead, type: sysfsRead, ndev: sysfsRead })),
+});
+const rdmaDevice = z.object({
+  name: z.string().min(1),
+  classEntryIsSymlink: z.boolean(),
+  nodeType: sysfsRead,
+  fwVer: sysfsRead,
+  nodeGuid: sysfsRead,
+  sysImageGuid: sysfsRead,
+  hcaType: sysfsRead,
+  boardId: sysfsRead,
+  device: z.object({
+    kind: z.enum(['symlink', 'directory', 'missing', 'other']),
+    link: z.string().nullable(),
+    realpath: z.string().nullable(),
+    subsystem: z.string().nullable(),
+    folded: z.array(z.object({ variant: z.enum(['mergeVfs', 'functionOnly', 'lowDigit']), path: z.string(), exists: z.boolean(), subsystem: z.string().nullable() })),
+  }),
+  pci: z
+    .object({
+      bdf: z.string(),
+      class: sysfsRead,
+      vendor: sysfsRead,
+      device: sysfsRead,
+      subsystemVendor: sysfsRead,
+      subsystemDevice: sysfsRead,
+      numaNode: sysfsRead,
+      currentLinkSpeed: sysfsRead,
+      currentLinkWidth: sysfsRead,
+      maxLinkSpeed: sysfsRead,
+      maxLinkWidth: sysfsRead,
+    })
+    .nullable(),
+  pciNetdevs: z.array(z.string()),
+  uverbs: z.string().nullable(),
+  ports: z.array(rdmaPort),
+});
+const rdmaPart = z.object({
+  classPresent: z.boolean(),
+  devices: z.array(rdmaDevice),
+  netdevs: z.record(
+    z.string(),
+    z.object({
+      name: z.string(),
+      present: z.boolean(),
+      operstate: sysfsRead,
+      mtu: sysfsRead,
+      devPort: sysfsRead,
+      devId: sysfsRead,
+      master: z.string().nullable(),
+      bondSlaves: z.array(z.string()).nullable(),
+    }),
+  ),
+  peerMem: z.array(presence),
+  modules: z.array(presence),
+  sysModuleKnown: z.boolean(),
+  devInfiniband: z.object({ known: z.boolean(), present: z.boolean(), entries: z.array(z.string()) }),
+  memlock: z.object({ soft: z.string().nullable(), hard: z.string().nullable(), error: z.string().nullable() }),
+  container: z.object({ detected: z.boolean(), evidence: z.array(z.string()) }),
+});
+
 export const nodeSnapshotSchema = z.object({
   schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('ncclx'), version: z.string() }),
@@ -69,7 +141,7 @@ export const nodeSnapshotSchema = z.object({
     searched: z.array(z.string()),
   }),
   warnings: z.array(z.object({ source: z.string(), message: z.string() })),
-  rdma: z.unknown().optional(),
+  rdma: rdmaPart.optional(),
 });
 
 /** Snapshot files larger than this are refused before parsing. */

@@ -4,6 +4,7 @@
 // loaded only when a file is read, so the live path stays cheap.
 
 import type { ConfFileRecord } from '../nccl/conf.js';
+import type { RdmaPart } from './rdma-types.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -126,6 +127,6 @@ export interface NodeSnapshot {
   resolutions: Record<string, HostResolution>;
   ncclLibrary: NcclLibraryPart;
   warnings: ProbeWarning[];
-  /** Filled by the RDMA probe (issue "RDMA"); absent in older snapshots. */
-  rdma?: unknown;
+  /** /sys/class/infiniband and what the IB transport depends on (src/probe/rdma.ts); absent in older snapshots. */
+  rdma?: RdmaPart;
 }

@@ -1,0 +1,131 @@
+// `ncclx ib`, `ncclx ib gids`, `ncclx ib map`: wiring only — read the node,
+// run the pure model (ib-model.ts), render. Exit 0 without errors, 1 when a
+// finding is an error, 2 for bad usage.
+
+import type { Command } from 'commander';
+import { probeNode } from '../probe/index.js';
+import { gidRows, mapRows, renderGids, renderIb, renderMap } from '../report/ib-text.js';
+import { makeStyle, wantColor } from '../report/style.js';
+import type { NodeSnapshot } from '../snapshot/types.js';
+import { ibModel, type IbOverrides } from './ib-model.js';
+
+class IbUsageError extends Error {}
+
+interface SourceOptions {
+  snapshot?: string;
+  root?: string;
+}
+
+interface IbOptions extends SourceOptions {
+  hca?: string;
+  gidIndex?: string;
+  ncclVersion?: string;
+  set?: string[];
+  json?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+  all?: boolean;
+}
+
+async function readNode(opts: SourceOptions): Promise<NodeSnapshot> {
+  if (opts.snapshot && opts.root) throw new IbUsageError('--snapshot and --root cannot be used together');
+  if (opts.snapshot) {
+    // zod is loaded only for snapshot files.
+    const { loadSnapshot } = await import('../snapshot/schema.js');
+    return loadSnapshot(opts.snapshot);
+  }
+  return probeNode({ root: opts.root });
+}
+
+function overrides(o: IbOptions): IbOverrides {
+  const set: Record<string, string> = {};
+  for (const kv of o.set ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0 || !/^NCCL_[A-Z0-9_]+$/.test(kv.slice(0, eq))) throw new IbUsageError(`--set expects NCCL_NAME=VALUE, got '${kv}'`);
+    set[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return { hca: o.hca, gidIndex: o.gidIndex, ncclVersion: o.ncclVersion, set };
+}
+
+function withOptions(cmd: Command): Command {
+  return cmd
+    .option('--hca <spec>', 'NCCL_IB_HCA to model (overrides the environment)')
+    .option('--gid-index <n>', 'NCCL_IB_GID_INDEX to model (read like NCCL reads it: 010 is octal)')
+    .option('--set <NAME=VALUE>', 'model another NCCL_* variable, e.g. --set NCCL_IB_ADDR_FAMILY=AF_INET6 (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--nccl-version <version>', 'NCCL version to model: X.Y[.Z] or ncclx-X.Y (default: detected on the node)')
+    .option('--json', 'print JSON (schema in docs/ib-json.md)')
+    .option('-v, --verbose', 'show every trace')
+    .option('--no-color', 'no colour')
+    .option('--snapshot <file>', "reason about another node's snapshot (from `ncclx snapshot`)")
+    .option('--root <dir>', 'read files under DIR instead of / (a fixture or a container view)');
+}
+
+/**
+ * Options given anywhere on the line: the root program is not positional, so
+ * `ncclx ib gids --json` hands --json to `ib` before `gids` runs. Explicit
+ * values win over defaults, nearest command last.
+ */
+function mergedOptions(cmd: Command): IbOptions {
+  const chain: Command[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
+  const out: Record<string, unknown> = {};
+  for (const c of chain) {
+    for (const [k, v] of Object.entries(c.opts())) {
+      if (out[k] === undefined || c.getOptionValueSource(k) !== 'default') out[k] = v;
+    }
+  }
+  return out as IbOptions;
+}
+
+function action(run: (snap: NodeSnapshot, o: IbOptions) => number) {
+  return async (_o: IbOptions, cmd: Command) => {
+    const o = mergedOptions(cmd);
+    try {
+      const snap = await readNode(o);
+      process.exitCode = run(snap, o);
+    } catch (e) {
+      if (!(e instanceof IbUsageError)) throw e;
+      process.stderr.write(`ncclx: ${e.message}\n`);
+      process.exitCode = 2;
+    }
+  };
+}
+
+const print = (s: string) => process.stdout.write(s);
+
+export function registerIbCommands(program: Command): void {
+  const ib = withOptions(
+    program
+      .command('ib')
+      .description('which RDMA devices, ports and GID indexes NCCL\'s IB transport will use, and why'),
+  ).action(
+    action((snap, o) => {
+      const { report } = ibModel(snap, overrides(o));
+      if (o.json) print(JSON.stringify(report, null, 2) + '\n');
+      else print(renderIb(report, makeStyle(wantColor(o.color)), !!o.verbose));
+      return report.findings.some((f) => f.severity === 'error') ? 1 : 0;
+    }),
+  );
+
+  withOptions(ib.command('gids').description('show_gids-style table of every GID entry, with the one NCCL uses marked'))
+    .option('--all', 'include unset (all-zero) entries')
+    .action(
+      action((snap, o) => {
+        const { report } = ibModel(snap, overrides(o));
+        const rows = gidRows(report, snap.rdma, !!o.all);
+        if (o.json) print(JSON.stringify({ ncclVersion: report.ncclVersion, gids: rows }, null, 2) + '\n');
+        else print(renderGids(rows, makeStyle(wantColor(o.color))));
+        return 0;
+      }),
+    );
+
+  withOptions(ib.command('map').description('ibdev2netdev-style map: dev port N ==> netdev (Up/Down)')).action(
+    action((snap, o) => {
+      const { report } = ibModel(snap, overrides(o));
+      const rows = mapRows(report);
+      if (o.json) print(JSON.stringify({ map: rows }, null, 2) + '\n');
+      else print(renderMap(rows, !!o.verbose));
+      return 0;
+    }),
+  );
+}

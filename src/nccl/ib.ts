@@ -1,0 +1,516 @@
+// Which RDMA devices and ports NCCL's IB transport keeps, in which order, and
+// how it merges them (nccl-behavior.md §2, §6, §7.3). Pure: everything comes
+// from the snapshot's RDMA part, the effective variables and the IB OOB
+// interface chosen by the socket rules.
+
+import type { FoldedPath, RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../snapshot/rdma-types.js';
+import { parseNcclInt, type NcclIntParam } from './cint.js';
+import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
+import type { ConsumerResult } from './socket.js';
+import type { Profile } from './versions.js';
+
+// ---------------------------------------------------------------------------
+// Reading sysfs values
+
+export const sysText = (r: SysfsRead | undefined): string | null => (typeof r === 'string' ? r : null);
+export const sysError = (r: SysfsRead | undefined): string | null => (r !== undefined && typeof r !== 'string' ? r.error : null);
+
+/** `4: ACTIVE` → {num: 4, name: 'ACTIVE'}; null fields when unreadable or odd. */
+export function parseNumbered(r: SysfsRead | undefined): { num: number | null; name: string | null } {
+  const t = sysText(r);
+  if (t === null) return { num: null, name: null };
+  const m = /^\s*(\d+)\s*:\s*(.*?)\s*$/.exec(t);
+  return m ? { num: Number(m[1]), name: m[2]! } : { num: null, name: t.trim() || null };
+}
+
+/** `400 Gb/sec (4X NDR)` → 400; `10 Gb/sec (4X)` → 10. */
+export function parseRateGbps(r: SysfsRead | undefined): number | null {
+  const m = /^\s*([\d.]+)\s*Gb\/sec/.exec(sysText(r) ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** The RoCE path MTU a netdev MTU allows (the kernel's iboe_get_mtu: minus 96 bytes of RoCE headers). */
+export function roceMtuFor(netdevMtu: number | null): number | null {
+  if (netdevMtu === null || !Number.isFinite(netdevMtu)) return null;
+  const room = netdevMtu - (40 + 8 + 12 + 4 + 28 + 4);
+  for (const m of [4096, 2048, 1024, 512, 256]) if (room >= m) return m;
+  return null;
+}
+
+/** busIdToInt64(): hex digits of a path component, skipping '.' and ':', up to the first other character. */
+export function busIdToInt(component: string): bigint {
+  let hex = '';
+  for (const c of component) {
+    if (c === '.' || c === ':') continue;
+    if (!/[0-9a-fA-F]/.test(c) || hex.length >= 16) break;
+    hex += c;
+  }
+  return hex ? BigInt.asIntN(64, BigInt(`0x${hex}`)) : 0n;
+}
+
+const lastComponent = (p: string) => p.split('/').filter(Boolean).pop() ?? '';
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+export interface IbInputs {
+  disable: NcclIntParam & { raw: string | undefined };
+  hca: HcaFilter;
+  /** NCCL_IB_MERGE_VFS (≥ 2.18.1, default 1). */
+  mergeVfs: NcclIntParam & { raw: string | undefined };
+  /** NCCL_IB_MERGE_NICS (≥ 2.20.3, default 1). */
+  mergeNics: NcclIntParam & { raw: string | undefined };
+  /** NCCL_IB_DEVICE_PCI_ORDER (≥ 2.29.7, default 1). */
+  pciOrder: NcclIntParam & { raw: string | undefined };
+  /** NCCL_NET_MERGE_LEVEL (≥ 2.24.3): the level name it resolves to, and the INFO line for an unknown value. */
+  mergeLevel: { raw: string | undefined; level: string; log: string | null };
+  /** NCCL_NET (case-insensitive transport name). */
+  net: string | undefined;
+}
+
+const MERGE_LEVELS = ['LOC', 'PORT', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS'];
+
+/** kvConvertToInt: the first key that is a case-insensitive prefix of the value; none → 0 (LOC). */
+export function mergeLevelOf(raw: string | undefined): { level: string; log: string | null } {
+  if (raw === undefined || raw === '') return { level: 'PORT', log: null };
+  const hit = MERGE_LEVELS.find((k) => raw.toUpperCase().startsWith(k));
+  if (hit) return { level: hit, log: null };
+  return { level: 'LOC', log: `KV Convert to int : could not find value of '${raw}' in dictionary, falling back to 0` };
+}
+
+export function readIbInputs(vars: Record<string, string | undefined>, profile: Profile): IbInputs {
+  const p = (name: string, def: number) => ({ ...parseNcclInt(vars[name], def), raw: vars[name] });
+  return {
+    disable: p('NCCL_IB_DISABLE', 0),
+    hca: readHcaFilter(vars['NCCL_IB_HCA'], profile),
+    mergeVfs: p('NCCL_IB_MERGE_VFS', 1),
+    mergeNics: p('NCCL_IB_MERGE_NICS', 1),
+    pciOrder: p('NCCL_IB_DEVICE_PCI_ORDER', 1),
+    mergeLevel: { raw: vars['NCCL_NET_MERGE_LEVEL'], ...mergeLevelOf(vars['NCCL_NET_MERGE_LEVEL']) },
+    net: vars['NCCL_NET'],
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Results
+
+export type TraceStage = 'transport' | 'open' | 'port' | 'link' | 'hca' | 'limit' | 'order' | 'merge' | 'gid';
+
+export interface PortTrace {
+  stage: TraceStage;
+  /** GID index, for gid entries. */
+  index?: number;
+  verdict: string;
+  reason: string;
+}
+
+export interface PortDecision {
+  dev: string;
+  port: number;
+  linkLayer: 'InfiniBand' | 'Ethernet' | null;
+  /** Passes NCCL's device filters (open, ACTIVE, link layer, NCCL_IB_HCA, MAX_IB_DEVS); null = cannot tell. */
+  kept: boolean | null;
+  /** Kept and the IB transport is the one NCCL uses. */
+  usedByNccl: boolean | null;
+  reason: string;
+  trace: PortTrace[];
+  /** [i] in `NET/IB : Using` (after PCI ordering). */
+  ncclIndex: number | null;
+  /** The NET device that carries this port (a virtual NIC when fused). */
+  netDevice: number | null;
+  /** rail/plane from NCCL_IB_HCA (≥ 2.30.7 tokenizer), -1 unset. */
+  rail: number;
+  plane: number;
+}
+
+export interface NcclIbDevice {
+  index: number;
+  dev: string;
+  port: number;
+  linkLayer: 'InfiniBand' | 'Ethernet';
+  /** realpath of /sys/class/infiniband/<dev>/device ('' when it does not resolve). */
+  fullPciPath: string;
+  /** The path after NCCL's folding, or null. */
+  pciPath: string | null;
+  /** Whether NCCL's topology sees the folded path as a PCI device. */
+  pciPathIsPci: boolean;
+  rateGbps: number | null;
+  /** rail/plane from the NCCL_IB_HCA entry that matched (≥ 2.30.7), -1 unset. */
+  rail: number;
+  plane: number;
+}
+
+export interface NetDevice {
+  index: number;
+  name: string;
+  /** ncclIndex of the physical devices behind it. */
+  members: number[];
+  virtual: boolean;
+  linkLayer: 'InfiniBand' | 'Ethernet' | 'mixed';
+}
+
+export interface MergeResult {
+  mode: Profile['ibMerge'];
+  /** Groups of ncclIndex that share a NIC and are (or would be) merged. */
+  groups: { key: string; members: number[]; merged: boolean; why: string }[];
+  /** A merge NCCL refuses: mixed link layers (an error) or NCCL_IB_MERGE_NICS=0. */
+  refusals: { members: number[]; log: string; level: 'WARN' | 'INFO'; fatal: boolean }[];
+  notes: string[];
+}
+
+export type TransportStatus = 'ok' | 'no-data' | 'disabled' | 'not-requested' | 'no-oob' | 'oob-unknown' | 'no-device';
+
+export interface IbTransport {
+  status: TransportStatus;
+  /** Whether NCCL initialises the IB transport at all (prints its device line). */
+  initialised: boolean | null;
+  /** Whether the job's network is IB. */
+  used: boolean | null;
+  /** What NCCL ends up using: IB, Socket, the NCCL_NET name, or none (an error). */
+  network: string;
+  why: string;
+  /** Lines NCCL prints, in order. */
+  log: { level: 'INFO' | 'WARN'; text: string }[];
+  /** False when some port's state or link layer is unknown, so indexes could shift. */
+  certain: boolean;
+  orderNote: string;
+}
+
+export interface IbSelection {
+  inputs: IbInputs;
+  transport: IbTransport;
+  ports: PortDecision[];
+  devices: NcclIbDevice[];
+  netDevices: NetDevice[];
+  merge: MergeResult;
+}
+
+export interface IbContext {
+  profile: Profile;
+  vars: Record<string, string | undefined>;
+  /** The IB transport's OOB interface (selectSocketInterfaces().ibOob). */
+  ibOob: ConsumerResult;
+}
+
+// ---------------------------------------------------------------------------
+
+function foldVariant(profile: Profile, inputs: IbInputs): FoldedPath['variant'] {
+  if (!profile.ibMergeVfsParam) return 'lowDigit';
+  return inputs.mergeVfs.value !== 0 ? 'mergeVfs' : 'functionOnly';
+}
+
+export function foldedPathOf(d: RdmaDevice, profile: Profile, inputs: IbInputs): FoldedPath | null {
+  return d.device.folded.find((f) => f.variant === foldVariant(profile, inputs)) ?? null;
+}
+
+function openCheck(d: RdmaDevice, rdma: RdmaPart): { ok: boolean; reason: string } {
+  const di = rdma.devInfiniband;
+  if (!di.known) return { ok: true, reason: '/dev was not captured under this root: assuming the device opens' };
+  if (!di.present) return { ok: false, reason: '/dev/infiniband is missing: ibv_open_device fails ("NET/IB : Unable to open device")' };
+  if (d.uverbs && !di.entries.includes(d.uverbs)) return { ok: false, reason: `/dev/infiniband/${d.uverbs} is missing: ibv_open_device fails ("NET/IB : Unable to open device")` };
+  return { ok: true, reason: d.uverbs ? `/dev/infiniband/${d.uverbs} present` : '/dev/infiniband present' };
+}
+
+function portLinkLayer(p: RdmaPort): 'InfiniBand' | 'Ethernet' | null {
+  const t = sysText(p.linkLayer);
+  return t === 'InfiniBand' || t === 'Ethernet' ? t : null;
+}
+
+function transportPreconditions(rdma: RdmaPart | undefined, ctx: IbContext, inputs: IbInputs): Omit<IbTransport, 'certain' | 'orderNote' | 'log'> & { log: IbTransport['log'] } {
+  const log: IbTransport['log'] = [];
+  const net = inputs.net;
+  const otherNet = net !== undefined && net !== '' && net.toLowerCase() !== 'ib';
+  if (!rdma) return { status: 'no-data', initialised: null, used: null, network: 'unknown', why: 'this snapshot has no RDMA part (taken by an ncclx without the RDMA probe)', log };
+  if (otherNet && ctx.profile.netFilterBeforeInit) {
+    return { status: 'not-requested', initialised: false, used: false, network: net!, why: `NCCL_NET=${net} selects another transport; NCCL ≥ 2.29.2 does not initialise IB`, log };
+  }
+  if (inputs.disable.value !== 0) {
+    return { status: 'disabled', initialised: false, used: false, network: otherNet ? net! : 'Socket', why: `NCCL_IB_DISABLE=${inputs.disable.raw} (≠ 0) disables the IB transport`, log };
+  }
+  const oob = ctx.ibOob;
+  if (oob.indeterminate) return { status: 'oob-unknown', initialised: null, used: null, network: 'unknown', why: `the IB OOB interface cannot be predicted: ${oob.indeterminate}`, log };
+  if (oob.error) {
+    log.push({ level: 'WARN', text: 'NET/IB : No IP interface found.' });
+    return { status: 'no-oob', initialised: false, used: false, network: otherNet ? net! : 'none', why: `no IP interface for the IB OOB socket (${oob.error.why}): the IB transport fails, and the socket transport has no interface either`, log };
+  }
+  return { status: 'ok', initialised: true, used: !otherNet, network: otherNet ? net! : 'IB', why: otherNet ? `NCCL_NET=${net} selects another transport; NCCL < 2.29.2 still initialises IB and prints its devices` : 'IB transport initialises', log };
+}
+
+/** ncclIbInitDevices() and the merge step, for one node. */
+export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbSelection {
+  const { profile } = ctx;
+  const inputs = readIbInputs(ctx.vars, profile);
+  const pre = transportPreconditions(rdma, ctx, inputs);
+  const ports: PortDecision[] = [];
+  const kept: { d: RdmaDevice; p: RdmaPort; decision: PortDecision; ll: 'InfiniBand' | 'Ethernet' }[] = [];
+  let certain = true;
+  let count = 0;
+
+  for (const d of rdma?.devices ?? []) {
+    const open = openCheck(d, rdma!);
+    const deviceDropped = count >= profile.ibMaxDevs;
+    for (const p of d.ports) {
+      const trace: PortTrace[] = [];
+      const decision: PortDecision = { dev: d.name, port: p.port, linkLayer: portLinkLayer(p), kept: null, usedByNccl: null, reason: '', trace, ncclIndex: null, netDevice: null, rail: -1, plane: -1 };
+      ports.push(decision);
+      const no = (stage: TraceStage, reason: string) => {
+        trace.push({ stage, verdict: 'skipped', reason });
+        decision.kept = false;
+        decision.reason = reason;
+      };
+      if (deviceDropped) {
+        no('limit', `NCCL already has ${count} devices (MAX_IB_DEVS=${profile.ibMaxDevs}); further devices are ignored silently`);
+        continue;
+      }
+      if (!open.ok) {
+        no('open', open.reason);
+        continue;
+      }
+      trace.push({ stage: 'open', verdict: 'ok', reason: open.reason });
+      const st = parseNumbered(p.state);
+      const stErr = sysError(p.state);
+      let unknown: string | null = null;
+      if (st.num === null) {
+        unknown = `state unknown (${stErr ?? `unreadable '${sysText(p.state)}'`})`;
+        trace.push({ stage: 'port', verdict: 'unknown', reason: unknown });
+      } else if (st.num !== 4) {
+        no('port', `port state ${sysText(p.state)}: NCCL keeps only ACTIVE ports (skipped silently)`);
+        continue;
+      } else {
+        trace.push({ stage: 'port', verdict: 'ok', reason: 'state ACTIVE' });
+      }
+      const llText = sysText(p.linkLayer);
+      if (llText === null) {
+        const why = `link layer unknown (${sysError(p.linkLayer)})`;
+        unknown = unknown ? `${unknown}; ${why}` : why;
+        trace.push({ stage: 'link', verdict: 'unknown', reason: why });
+      } else if (!decision.linkLayer) {
+        no('link', `link layer '${llText}': NCCL's IB transport keeps only InfiniBand and Ethernet (skipped silently)`);
+        continue;
+      } else {
+        trace.push({ stage: 'link', verdict: 'ok', reason: `link layer ${llText}` });
+      }
+      const m = matchHca(inputs.hca, d.name, p.port);
+      if (!m.accepted) {
+        no('hca', m.reason);
+        continue;
+      }
+      trace.push({ stage: 'hca', verdict: 'ok', reason: m.reason });
+      if (m.entry && !inputs.hca.list?.not) {
+        decision.rail = m.entry.rail;
+        decision.plane = m.entry.plane;
+      }
+      if (unknown) {
+        decision.kept = null;
+        decision.reason = `NCCL keeps it only if the port is ACTIVE with an InfiniBand or Ethernet link layer: ${unknown}`;
+        certain = false;
+        continue;
+      }
+      decision.kept = true;
+      count++;
+      kept.push({ d, p, decision, ll: decision.linkLayer! });
+    }
+  }
+
+  // Order: libibverbs order, or by PCI BDF (≥ 2.29.7 with NCCL_IB_DEVICE_PCI_ORDER=1).
+  const sortByPci = profile.ibPciOrder && inputs.pciOrder.value !== 0;
+  const keyOf = (d: RdmaDevice) => (d.device.realpath ? busIdToInt(lastComponent(d.device.realpath)) : null);
+  const ordered = [...kept];
+  let orderNote = sortByPci
+    ? 'sorted by the PCI bus id of realpath(/sys/class/infiniband/<dev>/device) (NCCL ≥ 2.29.7, NCCL_IB_DEVICE_PCI_ORDER=1); devices without a path go last'
+    : profile.ibPciOrder
+      ? 'libibverbs order (NCCL_IB_DEVICE_PCI_ORDER=0); shown in device-name order, which libibverbs usually follows but does not guarantee'
+      : 'libibverbs order (NCCL before 2.29.7 does not sort); shown in device-name order, which libibverbs usually follows but does not guarantee';
+  if (sortByPci) {
+    ordered.sort((a, b) => {
+      const ka = keyOf(a.d);
+      const kb = keyOf(b.d);
+      if (ka === null || kb === null) return (ka === null ? 1 : 0) - (kb === null ? 1 : 0);
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+    const ties = ordered.filter((x, i) => i > 0 && x.d !== ordered[i - 1]!.d && keyOf(x.d) !== null && keyOf(x.d) === keyOf(ordered[i - 1]!.d));
+    if (ties.length) orderNote += `; ${ties.map((t) => t.d.name).join(', ')} tie with the device before (qsort leaves their order unspecified)`;
+  }
+  const devices: NcclIbDevice[] = ordered.map((k, index) => {
+    k.decision.ncclIndex = index;
+    const folded = foldedPathOf(k.d, profile, inputs);
+    k.decision.trace.push({ stage: 'order', verdict: 'ok', reason: `NCCL device [${index}] (${sortByPci ? `PCI ${k.d.device.realpath ? lastComponent(k.d.device.realpath) : 'path unknown'}` : 'libibverbs order'})` });
+    return {
+      index,
+      dev: k.d.name,
+      port: k.p.port,
+      linkLayer: k.ll,
+      fullPciPath: k.d.device.realpath ?? '',
+      pciPath: folded?.path ?? null,
+      pciPathIsPci: folded?.subsystem === 'pci',
+      rateGbps: parseRateGbps(k.p.rate),
+      rail: k.decision.rail,
+      plane: k.decision.plane,
+    };
+  });
+
+  const merge = mergeDevices(devices, ordered.map((k) => k.d), profile, inputs);
+  const netDevices = netDevicesOf(devices, merge, profile);
+  for (const nd of netDevices) for (const m of nd.members) ordered[m]!.decision.netDevice = nd.index;
+
+  // Transport outcome now that the device count is known.
+  const transport: IbTransport = { ...pre, certain, orderNote };
+  if (pre.status === 'ok' && devices.length === 0 && certain) {
+    transport.status = 'no-device';
+    transport.log.push({ level: 'INFO', text: 'NET/IB : No device found.' });
+    const explicitIb = inputs.net?.toLowerCase() === 'ib';
+    transport.used = false;
+    transport.network = explicitIb ? 'none' : pre.network === 'IB' ? 'Socket' : pre.network;
+    transport.why = explicitIb
+      ? `the IB transport has no device and NCCL_NET=${inputs.net} allows nothing else: initialisation fails ("${profile.netNotFoundLog.replace('%s', inputs.net!)}")`
+      : 'the IB transport has no device: NCCL silently uses the Socket transport';
+  } else if (pre.status === 'ok' && devices.length > 0) {
+    transport.log.push({ level: 'INFO', text: usingLine(devices, merge, profile, ctx.ibOob) });
+    for (const r of merge.refusals) transport.log.push({ level: r.level, text: r.log });
+  }
+
+  for (const d of ports) {
+    if (d.kept === false) {
+      d.usedByNccl = false;
+      continue;
+    }
+    if (transport.used === false) {
+      d.usedByNccl = false;
+      const why = `${transport.why}`;
+      d.reason = d.kept === true ? `NCCL would keep it, but ${why.charAt(0).toLowerCase()}${why.slice(1)}` : `${d.reason}; and ${why}`;
+      d.trace.unshift({ stage: 'transport', verdict: 'skipped', reason: why });
+      continue;
+    }
+    if (d.kept === null || transport.used === null) {
+      d.usedByNccl = null;
+      if (transport.used === null) d.reason = d.kept === true ? `NCCL keeps it if the IB transport initialises: ${transport.why}` : d.reason;
+      continue;
+    }
+    const refused = merge.refusals.find((r) => r.fatal && d.ncclIndex !== null && r.members.includes(d.ncclIndex));
+    d.usedByNccl = !refused;
+    d.reason = refused ? `NCCL refuses to merge it with a device of another link layer: initialisation fails` : `NCCL device [${d.ncclIndex}]${d.netDevice !== null && d.netDevice !== d.ncclIndex ? `, NET device ${d.netDevice}` : ''}`;
+  }
+  return { inputs, transport, ports, devices, netDevices, merge };
+}
+
+function llLabel(ll: 'InfiniBand' | 'Ethernet'): string {
+  return ll === 'InfiniBand' ? 'IB' : 'RoCE';
+}
+
+function devLabel(d: NcclIbDevice, profile: Profile): string {
+  let s = `${d.dev}:${d.port}`;
+  if (profile.listParser === 'tokenizer') {
+    if (d.rail !== -1) s += `:${d.rail}`;
+    else if (d.plane !== -1) s += ':';
+    if (d.plane !== -1) s += `:${d.plane}`;
+  }
+  return `${s}/${llLabel(d.linkLayer)}`;
+}
+
+function oobText(oob: ConsumerResult): string {
+  const s = oob.selected[0];
+  return s ? `${s.name}:${s.display}<0>` : '?';
+}
+
+/** `NET/IB : Using [0]mlx5_0:1/IB … ; OOB ib0:10.0.0.5<0>` ([RO] appears after the list when PCIe relaxed ordering is usable). */
+function usingLine(devices: NcclIbDevice[], merge: MergeResult, profile: Profile, oob: ConsumerResult): string {
+  if (merge.mode === 'ib-transport' && merge.groups.some((g) => g.merged)) {
+    let i = 0;
+    const parts = merge.groups.map((g) => {
+      const members = g.members.map((m) => devices[m]!);
+      const text = members.length === 1 ? `[${i}]${devLabel(members[0]!, profile)}` : `[${i}]={${members.map((m) => `[${m.index}] ${devLabel(m, profile)}`).join(', ')}}`;
+      i++;
+      return ` ${text}`;
+    });
+    return `NET/IB : Using${parts.join('')} ; OOB ${oobText(oob)}`;
+  }
+  return `NET/IB : Using${devices.map((d) => ` [${d.index}]${devLabel(d, profile)}`).join('')} ; OOB ${oobText(oob)}`;
+}
+
+/** Which kept devices share a NIC, and whether this version merges them. */
+export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], profile: Profile, inputs: IbInputs): MergeResult {
+  const result: MergeResult = { mode: profile.ibMerge, groups: [], refusals: [], notes: [] };
+  const groupBy = (key: (d: NcclIbDevice, i: number) => string) => {
+    const map = new Map<string, number[]>();
+    devices.forEach((d, i) => {
+      const k = key(d, i);
+      map.set(k, [...(map.get(k) ?? []), d.index]);
+    });
+    return [...map.entries()];
+  };
+  if (profile.ibMerge === 'none') {
+    result.groups = devices.map((d) => ({ key: d.pciPath ?? '', members: [d.index], merged: false, why: 'NCCL before 2.20.3 does not merge ports' }));
+    return result;
+  }
+  if (profile.ibMerge === 'ib-transport') {
+    // 2.20.3–2.23.x: same folded path, same sys_image_guid, same link layer.
+    const groups = groupBy((d, i) => `${d.pciPath ?? `?${i}`}|${sysText(rdmaDevs[i]!.sysImageGuid) ?? `?${i}`}|${d.linkLayer}`);
+    const multi = groups.some(([, m]) => m.length > 1);
+    const single = groups.some(([, m]) => m.length === 1);
+    const on = inputs.mergeNics.value !== 0;
+    let why = on ? 'ports with the same folded PCI path, sys_image_guid and link layer are merged by the IB transport (2.20.3–2.23.x)' : 'NCCL_IB_MERGE_NICS=0: no merging';
+    let merge = on && multi;
+    if (on && multi && single) {
+      merge = false;
+      why = 'Detected a mix of single and multiple-port NICs. Force-disabling NCCL_IB_MERGE_NICS';
+      result.notes.push(why);
+    }
+    result.groups = groups.map(([key, members]) => ({ key, members, merged: merge && members.length > 1, why }));
+    return result;
+  }
+  // ≥ 2.24.3: the core fuses NETs whose distance ≤ NCCL_NET_MERGE_LEVEL; two NETs on one NIC node are at PORT.
+  const level = inputs.mergeLevel.level;
+  if (inputs.mergeLevel.log) result.notes.push(`NCCL_NET_MERGE_LEVEL='${inputs.mergeLevel.raw}' is not a level name: INFO "${inputs.mergeLevel.log}", so no fusion`);
+  if (level !== 'LOC' && level !== 'PORT') result.notes.push(`NCCL_NET_MERGE_LEVEL=${level} also fuses NICs further apart than one PCI device; ncclx shows only the PORT-level groups (the rest depends on the GPU/PCI topology)`);
+  const groups = groupBy((d) => (d.pciPathIsPci && d.pciPath ? lastComponent(d.pciPath) : 'first CPU (not a PCI device)'));
+  for (const [key, members] of groups) {
+    if (members.length < 2 || level === 'LOC') {
+      result.groups.push({ key, members, merged: false, why: level === 'LOC' ? 'NCCL_NET_MERGE_LEVEL resolves to LOC: no fusion' : 'alone on its NIC' });
+      continue;
+    }
+    const lls = new Set(members.map((m) => devices[m]!.linkLayer));
+    const names = members.map((m) => `[${m}]${devices[m]!.dev}:${devices[m]!.port}/${llLabel(devices[m]!.linkLayer)}`);
+    const where = key.startsWith('first CPU') ? 'not PCI devices, so all attach to the first CPU\'s NIC node' : `share NIC ${key}`;
+    if (inputs.mergeNics.value === 0) {
+      const log = profile.ibMergeRefusalInfo ? 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0' : 'NET/IB : Trying to merge multiple devices together when NCCL_IB_MERGE_NICS=0. Please enable it or disable device merging in NCCL.';
+      result.refusals.push({ members, log, level: profile.ibMergeRefusalInfo ? 'INFO' : 'WARN', fatal: false });
+      result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where}, but NCCL_IB_MERGE_NICS=0 refuses the virtual NIC (they stay separate — verify)` });
+      continue;
+    }
+    if (lls.size > 1) {
+      const a = devices[members[0]!]!;
+      const b = devices[members.find((m) => devices[m]!.linkLayer !== a.linkLayer)!]!;
+      result.refusals.push({
+        members,
+        level: 'WARN',
+        fatal: true,
+        log: `NET/IB : Attempted to merge incompatible devices: [${a.index}]${a.dev}:${a.port}/${llLabel(a.linkLayer)} and [${b.index}]${b.dev}:${b.port}/${llLabel(b.linkLayer)}. Try selecting NICs of only one link type using NCCL_IB_HCA`,
+      });
+      result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where} but mix InfiniBand and RoCE: NCCL refuses the virtual NIC and initialisation fails` });
+      continue;
+    }
+    result.groups.push({ key, members, merged: true, why: `${names.join(', ')} ${where}: fused into one virtual NIC at NCCL_NET_MERGE_LEVEL=${level}` });
+  }
+  return result;
+}
+
+function netDevicesOf(devices: NcclIbDevice[], merge: MergeResult, profile: Profile): NetDevice[] {
+  const phys = (m: number[], index: number): NetDevice => {
+    const lls = new Set(m.map((i) => devices[i]!.linkLayer));
+    return { index, name: m.map((i) => devices[i]!.dev).join('+'), members: m, virtual: m.length > 1, linkLayer: lls.size > 1 ? 'mixed' : [...lls][0]! };
+  };
+  if (profile.ibMerge === 'ib-transport') {
+    const out: NetDevice[] = [];
+    for (const g of merge.groups) {
+      if (g.merged) out.push(phys(g.members, out.length));
+      else for (const m of g.members) out.push(phys([m], out.length));
+    }
+    return out;
+  }
+  // Physical devices keep their indexes; fused ones are hidden and the vNIC gets the next free index.
+  const fused = merge.groups.filter((g) => g.merged);
+  const hidden = new Set(fused.flatMap((g) => g.members));
+  const out = devices.filter((d) => !hidden.has(d.index)).map((d) => phys([d.index], d.index));
+  fused.forEach((g, i) => out.push(phys(g.members, devices.length + i)));
+  return out;
+}
