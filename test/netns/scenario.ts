@@ -1,0 +1,288 @@
+// The scenario DSL of the namespace tests: one namespace per scenario, rows of
+// environments, one vitest case per (row, profile). Expected values are
+// written by hand from ../shared/docs/nccl-behavior.md through the profile
+// traits below — never computed by ncclx's own code.
+
+import { mkdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildScenario, checkPrerequisites, gate, pool, removeCliCopy, runExplain, writeFile, type Built, type ExplainJson, type RunResult, type ScenarioSpec, type Selected } from './lib.js';
+
+export type ProfileName = '2.22.3' | '2.27.7' | '2.28.3' | '2.29.3' | '2.29.7' | '2.30.3' | '2.30.7' | 'ncclx-2.29' | 'ncclx-2.30';
+
+/**
+ * What each modelled NCCL build does, as nccl-behavior.md states it. `null`
+ * = the reference does not say for this build; rows that depend on it leave
+ * the profile out.
+ */
+export interface Traits {
+  name: ProfileName;
+  /** §1.2: ≥ 2.28.3 skips addresses of links without IFF_RUNNING. NCCLX v2_29/v2_30 fork upstream ≥ 2.29 (§8). */
+  running: boolean;
+  /** §1.1 step 3; §8 for NCCLX v2_29/v2_30. */
+  exclude: '^docker,lo' | '^docker,lo,virbr';
+  /** §1.1 step 6 (≥ 2.28.3); absent in NCCLX v2_29/v2_30 (§8). */
+  virbr: boolean;
+  /** §1.5: the IPv4 subnet test is inverted in 2.29.2 – 2.29.7. */
+  inverted: boolean | null;
+  /** §8: NCCLX reads NCCL_SOCKET_IPADDR_PREFIX. */
+  ncclx: boolean;
+  /** §0.1: CRLF conf lines tolerated ≥ 2.30.3. */
+  crlf: boolean | null;
+  /** §0.1: ~ is $HOME ≥ 2.30.3, the passwd entry's home before. */
+  homeFromEnv: boolean | null;
+  /** §0.1: NCCL_CONF_FILE names the user conf file ≥ 2.23.4. */
+  confFileVar: boolean;
+  /** §1.7: `Bootstrap: Using` ≥ 2.24.3, `Bootstrap : Using` before. */
+  bootstrapLog: 'Bootstrap: Using' | 'Bootstrap : Using';
+}
+
+const COMMON = { confFileVar: true, bootstrapLog: 'Bootstrap: Using' } as const;
+const NV_OLD = { ...COMMON, running: false, exclude: '^docker,lo', virbr: false, inverted: false, ncclx: false, crlf: false, homeFromEnv: false } as const;
+const NV_NEW = { ...COMMON, running: true, exclude: '^docker,lo,virbr', virbr: true, inverted: false, ncclx: false, crlf: false, homeFromEnv: false } as const;
+const NV_230 = { ...NV_NEW, crlf: true, homeFromEnv: true } as const;
+const NCCLX = { ...COMMON, running: true, exclude: '^docker,lo', virbr: false, ncclx: true, crlf: null, homeFromEnv: null } as const;
+
+export const TRAITS: Record<ProfileName, Traits> = {
+  '2.22.3': { name: '2.22.3', ...NV_OLD, confFileVar: false, bootstrapLog: 'Bootstrap : Using' },
+  '2.27.7': { name: '2.27.7', ...NV_OLD },
+  '2.28.3': { name: '2.28.3', ...NV_NEW },
+  '2.29.3': { name: '2.29.3', ...NV_NEW, inverted: true },
+  '2.29.7': { name: '2.29.7', ...NV_NEW, inverted: true },
+  '2.30.3': { name: '2.30.3', ...NV_230 },
+  '2.30.7': { name: '2.30.7', ...NV_230 },
+  // The reference does not say whether NCCLX v2_29 carries the 2.29.2–2.29.7 subnet bug.
+  'ncclx-2.29': { name: 'ncclx-2.29', ...NCCLX, inverted: null },
+  // 2.30 releases start at 2.30.3, where the bug is fixed.
+  'ncclx-2.30': { name: 'ncclx-2.30', ...NCCLX, inverted: false },
+};
+
+/** The profiles the brief asks for; extra ones are added per row where a threshold matters. */
+export const MAIN: ProfileName[] = ['2.27.7', '2.28.3', '2.29.3', '2.30.7', 'ncclx-2.29', 'ncclx-2.30'];
+export const ALL: ProfileName[] = Object.keys(TRAITS) as ProfileName[];
+
+/** Which step of §1.1 (or which consumer path of §1.6) chose the interfaces. */
+export type Step = 'ifname' | 'ib' | 'commid' | 'exclude' | 'docker' | 'lo' | 'virbr' | 'bootstrap-commid';
+
+/** The tool's stage label for a step (docs/explain-json.md). */
+export function stageLabel(step: Step, p: Traits): string | RegExp {
+  switch (step) {
+    case 'ifname':
+      return 'NCCL_SOCKET_IFNAME';
+    case 'ib':
+      return 'auto: ib';
+    case 'commid':
+      return 'auto: NCCL_COMM_ID subnet';
+    case 'exclude':
+      return `auto: ${p.exclude}`;
+    case 'docker':
+      return 'auto: docker';
+    case 'lo':
+      return 'auto: lo';
+    case 'virbr':
+      return 'auto: virbr';
+    case 'bootstrap-commid':
+      return /NCCL_COMM_ID/;
+  }
+}
+
+export interface Expect {
+  /** `name display` in order, display being the address as NCCL prints it (fe80::1%eth0). */
+  socket?: string[];
+  /** Defaults to the first socket interface (§1.6: ncclFindInterfaces with maxIfs 1). */
+  ibOob?: string[];
+  /** Defaults to the first socket interface when NCCL_COMM_ID is unset (§1.6). */
+  bootstrap?: string[];
+  socketStage?: Step | null;
+  bootstrapStage?: Step | null;
+  /** NCCL's WARN lines (§1.6, §1.5) that must be among the consumer's error log. */
+  socketError?: string | RegExp;
+  bootstrapError?: string | RegExp;
+  ibOobError?: string | RegExp;
+  /** NCCL's INFO line for the socket transport (§1.7). */
+  socketLog?: string;
+  /** NCCL's INFO line for bootstrap (§1.7). */
+  bootstrapLog?: string;
+  findings?: string[];
+  noFindings?: string[];
+  /** Extra checks on the whole report. */
+  check?: (j: ExplainJson) => void;
+}
+
+export interface Row {
+  name: string;
+  env?: Record<string, string | null> | ((b: Built) => Record<string, string | null>);
+  args?: string[];
+  profiles?: ProfileName[];
+  /** Leave out profiles for which the reference is silent. */
+  only?: (p: Traits) => boolean;
+  expect: (p: Traits, b: Built) => Expect;
+  /**
+   * Profiles where ncclx is known to disagree with nccl-behavior.md: the case
+   * runs as it.fails (it must keep failing until the tool is fixed).
+   */
+  knownBug?: (p: Traits) => boolean;
+}
+
+export interface Scenario extends ScenarioSpec {
+  /** Files written under the scenario's temp dir before anything runs (path relative to it). */
+  files?: Record<string, string>;
+  rows: Row[];
+}
+
+export const fmt = (s: Selected): string => `${s.name} ${s.display}`;
+
+const CONCURRENCY = Math.max(2, cpus().length + 1);
+
+function envFor(row: Row, b: Built): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: join(b.dir, 'home'),
+    // An empty conf file: no stray ~/.nccl.conf can leak in (§0.1).
+    NCCL_CONF_FILE: b.emptyConf,
+  };
+  const extra = typeof row.env === 'function' ? row.env(b) : row.env ?? {};
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === null) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+function commIdSet(j: ExplainJson): boolean {
+  return j.inputs['NCCL_COMM_ID']?.value !== null && j.inputs['NCCL_COMM_ID']?.value !== undefined;
+}
+
+function checkStage(label: string, got: string | null, step: Step | null | undefined, p: Traits) {
+  if (step === undefined) return;
+  if (step === null) {
+    expect(got, `${label} stage`).toBeNull();
+    return;
+  }
+  const want = stageLabel(step, p);
+  if (typeof want === 'string') expect(got, `${label} stage`).toBe(want);
+  else expect(got, `${label} stage`).toMatch(want);
+}
+
+function checkError(label: string, c: ExplainJson['socket'], want: string | RegExp | undefined) {
+  if (want === undefined) return;
+  expect(c.error, `${label} error`).not.toBeNull();
+  const logs = c.error!.log;
+  if (typeof want === 'string') expect(logs, `${label} error log`).toContain(want);
+  else expect(logs.some((l) => want.test(l)), `${label} error log ${JSON.stringify(logs)} ~ ${want}`).toBe(true);
+}
+
+/** Invariants that hold for every run (nccl-behavior.md §1.6, docs/explain-json.md). */
+export function checkInvariants(r: RunResult, p: Traits): ExplainJson {
+  expect(r.json, `ncclx did not print JSON (exit ${r.code}): ${r.stderr}`).not.toBeNull();
+  expect([0, 1], `exit code (stderr: ${r.stderr})`).toContain(r.code);
+  const j = r.json!;
+  expect(j.warnings, 'probe warnings').toEqual([]);
+  expect(j.ncclVersion).toBe(p.name);
+  for (const c of [j.bootstrap, j.socket, j.ibOob]) {
+    expect(c.stage === null, `${c.consumer}: stage is null exactly when nothing is selected`).toBe(c.selected.length === 0);
+    for (const s of c.selected) {
+      expect(s.address, 'address has no prefix length or scope').not.toMatch(/[/%]/);
+      expect(s.family).toBe(s.address.includes(':') ? 'AF_INET6' : 'AF_INET');
+    }
+  }
+  expect(j.socket.selected.length).toBeLessThanOrEqual(16);
+  expect(j.bootstrap.selected.length).toBeLessThanOrEqual(1);
+  // The IB OOB is ncclFindInterfaces(maxIfs = 1): the socket transport's first.
+  expect(j.ibOob.selected.map(fmt), 'ibOob = first socket interface').toEqual(j.socket.selected.slice(0, 1).map(fmt));
+  if (!commIdSet(j)) {
+    expect(j.bootstrap.selected.map(fmt), 'bootstrap = first socket interface without NCCL_COMM_ID').toEqual(j.socket.selected.slice(0, 1).map(fmt));
+  }
+  return j;
+}
+
+export function checkExpect(j: ExplainJson, e: Expect, p: Traits) {
+  if (e.socket) expect(j.socket.selected.map(fmt), 'socket.selected').toEqual(e.socket);
+  const first = e.socket?.slice(0, 1);
+  const ib = e.ibOob ?? first;
+  if (ib) expect(j.ibOob.selected.map(fmt), 'ibOob.selected').toEqual(ib);
+  const boot = e.bootstrap ?? (commIdSet(j) ? undefined : first);
+  if (boot) expect(j.bootstrap.selected.map(fmt), 'bootstrap.selected').toEqual(boot);
+  checkStage('socket', j.socket.stage, e.socketStage, p);
+  if (e.socketStage !== undefined) checkStage('ibOob', j.ibOob.stage, e.socketStage, p);
+  const bootStage = e.bootstrapStage !== undefined ? e.bootstrapStage : commIdSet(j) ? undefined : e.socketStage;
+  checkStage('bootstrap', j.bootstrap.stage, bootStage, p);
+  checkError('socket', j.socket, e.socketError);
+  checkError('bootstrap', j.bootstrap, e.bootstrapError);
+  checkError('ibOob', j.ibOob, e.ibOobError);
+  if (e.socketLog !== undefined) expect(j.socket.log).toBe(e.socketLog);
+  if (e.bootstrapLog !== undefined) expect(j.bootstrap.log).toBe(e.bootstrapLog);
+  const ids = j.findings.map((f) => f.id);
+  for (const id of e.findings ?? []) expect(ids, `finding ${id}`).toContain(id);
+  for (const id of e.noFindings ?? []) expect(ids, `no finding ${id}`).not.toContain(id);
+  e.check?.(j);
+}
+
+const g = gate();
+
+/** Register one scenario: a describe block that builds the namespace once and runs every (row, profile). */
+export function scenario(title: string, sc: Scenario): void {
+  const d = g.run ? describe : describe.skip;
+  d(title, () => {
+    let built: Built | null = null;
+    const results = new Map<string, RunResult>();
+    const key = (row: Row, p: ProfileName) => `${row.name}\u0000${p}`;
+    const cases: { row: Row; p: Traits }[] = [];
+    for (const row of sc.rows) {
+      for (const name of row.profiles ?? MAIN) {
+        const p = TRAITS[name];
+        if (row.only && !row.only(p)) continue;
+        cases.push({ row, p });
+      }
+    }
+
+    beforeAll(async () => {
+      checkPrerequisites();
+      built = await buildScenario(sc);
+      const b = built;
+      mkdirSync(join(b.dir, 'home'), { recursive: true });
+      for (const [rel, text] of Object.entries(sc.files ?? {})) {
+        mkdirSync(dirname(join(b.dir, rel)), { recursive: true });
+        writeFile(b.dir, rel, text);
+      }
+      const runs = await pool(
+        cases.map(({ row, p }) => () => runExplain(b.ns, ['--nccl-version', p.name, ...(row.args ?? [])], envFor(row, b))),
+        CONCURRENCY,
+      );
+      cases.forEach(({ row, p }, i) => results.set(key(row, p.name), runs[i]!));
+    });
+
+    afterAll(() => {
+      built?.destroy();
+    });
+
+    for (const { row, p } of cases) {
+      const t = row.knownBug?.(p) ? it.fails : it;
+      t(`${row.name} [${p.name}]`, () => {
+        const r = results.get(key(row, p.name));
+        expect(r, 'scenario was not built').toBeDefined();
+        const j = checkInvariants(r!, p);
+        checkExpect(j, row.expect(p, built!), p);
+      });
+    }
+  });
+}
+
+/** Registers a visible reason when the suite is skipped, and a failing case under CI without root. */
+export function suiteGate(file: string): void {
+  afterAll(() => removeCliCopy());
+  if (!g.run) {
+    describe.skip(`${file}: ${g.reason}`, () => {
+      it('skipped', () => {});
+    });
+    return;
+  }
+  if (g.reason) {
+    describe(`${file}: prerequisites`, () => {
+      it('can run the namespace tests', () => {
+        throw new Error(g.reason!);
+      });
+    });
+  }
+}
