@@ -21,6 +21,12 @@ export interface ProbeOptions {
   runner?: Runner;
   /** Extra values that may need name resolution (e.g. --comm-id). */
   extraHosts?: string[];
+  /**
+   * Read the kernel part (sysctls, ip rule/route, tc, nft, iptables; about
+   * eight commands). Default true; `explain` does not need it and can pass
+   * false to stay fast.
+   */
+  kernel?: boolean;
 }
 
 export function toolVersion(): string {
@@ -72,6 +78,8 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   const hosts = hostsToResolve([envPart.process['NCCL_COMM_ID'], envPart.process['MASTER_ADDR'], ...(opts.extraHosts ?? []), ...confValues(envPart.confFiles, 'NCCL_COMM_ID')]);
   // Resolution is meaningful only on the node itself.
   const resolutions = root.isLive && hosts.length ? await resolveHosts(hosts) : {};
+  // Loaded on demand so that paths which skip it do not pay for the module either.
+  const kernel = opts.kernel === false ? undefined : (await import('./kernel.js')).probeKernel(root, runner, { network, env: envPart, resolutions });
   return {
     schemaVersion: SNAPSHOT_SCHEMA_VERSION,
     tool: { name: 'ncclx', version: toolVersion() },
@@ -84,6 +92,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
     ncclLibrary,
     warnings,
     rdma: probeRdma(root),
+    ...(kernel ? { kernel } : {}),
   };
 }
 

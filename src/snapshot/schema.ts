@@ -110,6 +110,67 @@ const rdmaPart = z.object({
   container: z.object({ detected: z.boolean(), evidence: z.array(z.string()) }),
 });
 
+// The kernel part (src/snapshot/kernel-types.ts). iproute2 objects are kept as
+// printed, so only the fields ncclx reads are checked and the rest passes through.
+const procRead = z.union([z.string(), z.object({ error: z.string() })]);
+function captured<T extends z.ZodType>(data: T) {
+  const base = { argv: z.array(z.string()), record: z.string(), from: z.enum(['live', 'recorded']) };
+  return z.discriminatedUnion('ok', [
+    z.object({ ...base, ok: z.literal(true), data }),
+    z.object({ ...base, ok: z.literal(false), error: z.string(), missing: z.boolean() }),
+  ]);
+}
+const ipRouteJson = z.looseObject({
+  dst: z.string().optional(),
+  table: z.string().optional(),
+  type: z.string().optional(),
+  dev: z.string().optional(),
+  gateway: z.string().optional(),
+  prefsrc: z.string().optional(),
+  metric: z.number().optional(),
+  nexthops: z.array(z.looseObject({ gateway: z.string().optional(), dev: z.string().optional() })).optional(),
+});
+const kernelPart = z.object({
+  conf: z.record(z.string(), z.object({ arp_announce: procRead, arp_ignore: procRead, arp_filter: procRead, rp_filter: procRead })),
+  localPortRange: procRead,
+  rules: captured(
+    z.array(
+      z.looseObject({
+        priority: z.number().optional(),
+        src: z.string().optional(),
+        srclen: z.number().optional(),
+        table: z.string().optional(),
+        action: z.string().optional(),
+        not: z.boolean().optional(),
+      }),
+    ),
+  ),
+  routes: captured(z.array(ipRouteJson)),
+  routeTargets: z.array(
+    z.object({
+      variable: z.enum(['MASTER_ADDR', 'NCCL_COMM_ID']),
+      value: z.string(),
+      source: z.string(),
+      host: z.string(),
+      address: z.string().nullable(),
+      unresolved: z.string().nullable(),
+      route: captured(z.array(ipRouteJson)).nullable(),
+    }),
+  ),
+  qdiscs: captured(z.array(z.looseObject({ kind: z.string(), dev: z.string(), handle: z.string().optional(), root: z.boolean().optional(), parent: z.string().optional() }))),
+  nft: captured(
+    z.object({
+      tables: z.number().int(),
+      chains: z.number().int(),
+      rules: z.number().int(),
+      dscpRules: z.array(z.object({ family: z.string(), table: z.string(), chain: z.string(), handle: z.number().nullable(), hook: z.string().nullable(), expr: z.array(z.unknown()) })),
+      xtRules: z.number().int(),
+    }),
+  ),
+  iptablesMangle: captured(z.string()),
+  ip6tablesMangle: captured(z.string()),
+});
+
 export const nodeSnapshotSchema = z.object({
   schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('ncclx'), version: z.string() }),
@@ -142,6 +203,7 @@ export const nodeSnapshotSchema = z.object({
   }),
   warnings: z.array(z.object({ source: z.string(), message: z.string() })),
   rdma: rdmaPart.optional(),
+  kernel: kernelPart.optional(),
 });
 
 /** Snapshot files larger than this are refused before parsing. */

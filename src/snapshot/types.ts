@@ -4,6 +4,7 @@
 // loaded only when a file is read, so the live path stays cheap.
 
 import type { ConfFileRecord } from '../nccl/conf.js';
+import type { KernelPart } from './kernel-types.js';
 import type { RdmaPart } from './rdma-types.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
@@ -129,4 +130,6 @@ export interface NodeSnapshot {
   warnings: ProbeWarning[];
   /** /sys/class/infiniband and what the IB transport depends on (src/probe/rdma.ts); absent in older snapshots. */
   rdma?: RdmaPart;
+  /** ARP/rp_filter sysctls, policy routing, routes, qdiscs and DSCP marking (src/probe/kernel.ts); absent in older snapshots. */
+  kernel?: KernelPart;
 }

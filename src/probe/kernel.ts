@@ -1,0 +1,194 @@
+// Read what the kernel does with NCCL's IP traffic: per-interface ARP and
+// reverse-path sysctls, policy routing, the route to MASTER_ADDR and the
+// NCCL_COMM_ID host, root qdiscs, and DSCP marking in nftables / iptables.
+//
+// Files go through the Root and commands through the Runner (argument arrays,
+// recorded output under --root), like every probe. Nothing here throws: a
+// missing tool, a permission error or unparsable output is kept in the
+// snapshot so the checks can say "unknown" and why.
+
+import { parseIPv4, parseIPv6 } from '../nccl/ip.js';
+import {
+  CONF_KEYS,
+  type Captured,
+  type ConfValues,
+  type IpRouteJson,
+  type IpRuleJson,
+  type KernelPart,
+  type NftDscpRule,
+  type NftSummary,
+  type ProcRead,
+  type RouteTarget,
+  type TcQdiscJson,
+} from '../snapshot/kernel-types.js';
+import type { EnvPart, HostResolution, NetworkPart } from '../snapshot/types.js';
+import type { Root } from './root.js';
+import type { CommandSpec, Runner } from './runner.js';
+
+export const CONF_DIR = '/proc/sys/net/ipv4/conf';
+
+export const KERNEL_COMMANDS = {
+  rules: { argv: ['ip', '-j', 'rule', 'show'], record: 'ip-rule.json' },
+  routes: { argv: ['ip', '-j', 'route', 'show', 'table', 'all'], record: 'ip-route-all.json' },
+  qdiscs: { argv: ['tc', '-j', 'qdisc', 'show'], record: 'tc-qdisc.json' },
+  // A Kubernetes node's ruleset can be large; give nft more time than the default.
+  nft: { argv: ['nft', '-j', 'list', 'ruleset'], record: 'nft-ruleset.json', timeoutMs: 15_000 },
+  iptablesMangle: { argv: ['iptables-save', '-t', 'mangle'], record: 'iptables-save-mangle.txt' },
+  ip6tablesMangle: { argv: ['ip6tables-save', '-t', 'mangle'], record: 'ip6tables-save-mangle.txt' },
+} as const satisfies Record<string, CommandSpec>;
+
+/** `ip -j route get ADDR`; the record name keeps only file-name-safe characters. */
+export function routeGetCommand(address: string): CommandSpec {
+  return { argv: ['ip', '-j', 'route', 'get', address], record: `ip-route-get-${address.replace(/[^A-Za-z0-9.-]/g, '_')}.json` };
+}
+
+export interface KernelProbeInput {
+  network: NetworkPart;
+  env: EnvPart;
+  resolutions: Record<string, HostResolution>;
+}
+
+function proc(root: Root, p: string): ProcRead {
+  const r = root.read(p);
+  return r.ok ? r.value.replace(/\n$/, '') : { error: r.error };
+}
+
+function readConf(root: Root, name: string): ConfValues {
+  const out = {} as ConfValues;
+  for (const k of CONF_KEYS) out[k] = proc(root, `${CONF_DIR}/${name}/${k}`);
+  return out;
+}
+
+/** Run a command and turn its stdout into data; every failure is kept, never thrown. */
+function capture<T>(runner: Runner, spec: CommandSpec, parse: (stdout: string) => T): Captured<T> {
+  const base = { argv: [...spec.argv], record: spec.record };
+  const r = runner.run(spec);
+  if (!r.ok) return { ...base, from: r.from, ok: false, error: r.error, missing: r.missing };
+  try {
+    return { ...base, from: r.from, ok: true, data: parse(r.stdout) };
+  } catch (e) {
+    return { ...base, from: r.from, ok: false, error: `cannot parse the output of ${spec.argv.join(' ')}: ${(e as Error).message}`, missing: false };
+  }
+}
+
+function jsonArray<T>(stdout: string): T[] {
+  // iproute2 prints nothing at all (not "[]") for some empty dumps.
+  if (stdout.trim() === '') return [];
+  const v = JSON.parse(stdout) as unknown;
+  if (!Array.isArray(v)) throw new Error('expected a JSON array');
+  return v as T[];
+}
+
+/** Keep the rules that set DSCP; count the rest (see NftSummary). */
+export function summariseNft(stdout: string): NftSummary {
+  const doc = JSON.parse(stdout) as { nftables?: unknown };
+  if (!doc || !Array.isArray(doc.nftables)) throw new Error('expected {"nftables": [...]}');
+  const hooks = new Map<string, string>();
+  const summary: NftSummary = { tables: 0, chains: 0, rules: 0, dscpRules: [], xtRules: 0 };
+  const items = doc.nftables as Record<string, Record<string, unknown>>[];
+  for (const item of items) {
+    if (item['table']) summary.tables++;
+    const chain = item['chain'];
+    if (chain) {
+      summary.chains++;
+      if (typeof chain['hook'] === 'string') hooks.set(`${chain['family']} ${chain['table']} ${chain['name']}`, chain['hook']);
+    }
+  }
+  for (const item of items) {
+    const rule = item['rule'];
+    if (!rule) continue;
+    summary.rules++;
+    const expr = Array.isArray(rule['expr']) ? (rule['expr'] as Record<string, unknown>[]) : [];
+    if (expr.some((e) => e && typeof e === 'object' && 'xt' in e)) summary.xtRules++;
+    if (!expr.some(isDscpMangle)) continue;
+    const family = String(rule['family']);
+    const table = String(rule['table']);
+    const chainName = String(rule['chain']);
+    const dscp: NftDscpRule = {
+      family,
+      table,
+      chain: chainName,
+      handle: typeof rule['handle'] === 'number' ? rule['handle'] : null,
+      hook: hooks.get(`${family} ${table} ${chainName}`) ?? null,
+      expr,
+    };
+    summary.dscpRules.push(dscp);
+  }
+  return summary;
+}
+
+function isDscpMangle(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false;
+  const m = (e as { mangle?: { key?: { payload?: { field?: unknown } } } }).mangle;
+  return m?.key?.payload?.field === 'dscp';
+}
+
+/** Every MASTER_ADDR / NCCL_COMM_ID value the node carries: environment first, then conf files. */
+function targetValues(env: EnvPart): { variable: RouteTarget['variable']; value: string; source: string }[] {
+  const out: { variable: RouteTarget['variable']; value: string; source: string }[] = [];
+  for (const variable of ['NCCL_COMM_ID', 'MASTER_ADDR'] as const) {
+    const v = env.process[variable];
+    if (v !== undefined && v !== '') out.push({ variable, value: v, source: 'environment' });
+    for (const f of env.confFiles) {
+      for (const line of (f.content ?? '').split('\n')) {
+        if (!line.startsWith(`${variable}=`)) continue;
+        const value = line.slice(variable.length + 1).replace(/\r$/, '');
+        if (value !== '') out.push({ variable, value, source: f.path });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The host part as NCCL (NCCL_COMM_ID: `[v6%if]:port` or text before the
+ * first ':' or ',') or PyTorch (MASTER_ADDR: the whole value) reads it.
+ */
+export function targetHost(variable: RouteTarget['variable'], value: string): string {
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    return (end < 0 ? value.slice(1) : value.slice(1, end)).split('%')[0]!;
+  }
+  if (variable === 'MASTER_ADDR') return value.trim();
+  return value.split(/[:,]/)[0]!;
+}
+
+function resolveTarget(host: string, resolutions: Record<string, HostResolution>): { address: string | null; unresolved: string | null } {
+  if (host === '') return { address: null, unresolved: 'no host in the value' };
+  if (parseIPv4(host) || parseIPv6(host)) return { address: host, unresolved: null };
+  const r = resolutions[host];
+  if (!r) return { address: null, unresolved: `host name '${host}' was not resolved when the node was read` };
+  if (r.error || r.addresses.length === 0) return { address: null, unresolved: `host name '${host}' does not resolve (${r.error ?? 'no addresses'})` };
+  // NCCL and PyTorch both connect to the resolver's first answer.
+  return { address: r.addresses[0]!.address.split('%')[0]!, unresolved: null };
+}
+
+export function probeKernel(root: Root, runner: Runner, input: KernelProbeInput): KernelPart {
+  const conf: Record<string, ConfValues> = {};
+  for (const name of ['all', 'default', ...input.network.links.map((l) => l.name)]) {
+    if (!conf[name]) conf[name] = readConf(root, name);
+  }
+  const asked = new Map<string, Captured<IpRouteJson[]>>();
+  const routeTargets: RouteTarget[] = targetValues(input.env).map((t) => {
+    const host = targetHost(t.variable, t.value);
+    const { address, unresolved } = resolveTarget(host, input.resolutions);
+    let route: Captured<IpRouteJson[]> | null = null;
+    if (address) {
+      // The same address asked twice (env and conf file) is one command.
+      route = asked.get(address) ?? capture(runner, routeGetCommand(address), (s) => jsonArray<IpRouteJson>(s));
+      asked.set(address, route);
+    }
+    return { ...t, host, address, unresolved, route };
+  });
+  return {
+    conf,
+    localPortRange: proc(root, '/proc/sys/net/ipv4/ip_local_port_range'),
+    rules: capture(runner, KERNEL_COMMANDS.rules, (s) => jsonArray<IpRuleJson>(s)),
+    routes: capture(runner, KERNEL_COMMANDS.routes, (s) => jsonArray<IpRouteJson>(s)),
+    routeTargets,
+    qdiscs: capture(runner, KERNEL_COMMANDS.qdiscs, (s) => jsonArray<TcQdiscJson>(s)),
+    nft: capture(runner, KERNEL_COMMANDS.nft, summariseNft),
+    iptablesMangle: capture(runner, KERNEL_COMMANDS.iptablesMangle, (s) => s),
+    ip6tablesMangle: capture(runner, KERNEL_COMMANDS.ip6tablesMangle, (s) => s),
+  };
+}

@@ -1,0 +1,233 @@
+// Helpers for the kernel namespace tests (test/netns/kernel-*.test.ts): a
+// namespace with veth links whose peers sit in a second namespace, a small
+// RDMA sysfs fixture naming those veths, and `ncclx doctor --json` run inside
+// the namespace. Every command is an argument array (no shell), so names such
+// as `r$d;(0'` reach `ip` untouched.
+//
+// The gate, the private dist/ copy and `sh` come from ./lib.ts, shared with
+// the other namespace suites.
+
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, it } from 'vitest';
+import { cliPath, gate, removeCliCopy, RUN_ID, sh } from './lib.js';
+
+const OVERLAY = fileURLToPath(new URL('./kernel-overlay.mjs', import.meta.url));
+
+/**
+ * Root runs the suite; not root skips it saying why, unless CI=true, where a
+ * missing prerequisite is a failure (the suite must never silently pass).
+ * Returns whether to define the real tests.
+ */
+export function kernelSuite(file: string): boolean {
+  const g = gate();
+  afterAll(() => removeCliCopy());
+  if (!g.run) {
+    describe.skip(`${file}: ${g.reason}`, () => {
+      it('skipped', () => {});
+    });
+    return false;
+  }
+  if (g.reason) {
+    describe(`${file}: prerequisites`, () => {
+      it('can run the namespace tests', () => {
+        throw new Error(g.reason!);
+      });
+    });
+    return false;
+  }
+  return true;
+}
+
+/** Absolute path of a tool on PATH, or null. */
+export function findTool(tool: string): string | null {
+  for (const d of (process.env['PATH'] ?? '').split(':').filter(Boolean)) {
+    try {
+      accessSync(join(d, tool), constants.X_OK);
+      return join(d, tool);
+    } catch {
+      // not in this directory
+    }
+  }
+  return null;
+}
+
+/** Tools the kernel suites need; under CI they are installed by .ci/run. */
+export function requireTools(tools: string[]): void {
+  const missing = tools.filter((t) => !findTool(t));
+  if (missing.length) throw new Error(`not installed: ${missing.join(', ')} (apt-get install -y iproute2 nftables iptables)`);
+}
+
+let counter = 0;
+
+export interface KLink {
+  name: string;
+  addrs?: string[];
+}
+
+export interface KNamespace {
+  ns: string;
+  peer: string;
+  dir: string;
+  /** Run a command inside the namespace (argument array). */
+  exec(argv: string[], opts?: { allowFail?: boolean }): string;
+  /** `sysctl -w` inside the namespace; keys in slash form so names with dots work. */
+  sysctl(settings: Record<string, string | number>): void;
+  destroy(): void;
+}
+
+/**
+ * A namespace with `lo` up and one veth per link (peer up in `<ns>p`, so the
+ * link is RUNNING). Names follow lib.ts's scheme so a killed run is swept.
+ */
+export async function makeNamespace(links: KLink[]): Promise<KNamespace> {
+  const ns = `ncclx-${RUN_ID}-${900 + counter++}`;
+  const peer = `${ns}p`;
+  const dir = mkdtempSync(join(tmpdir(), `ncclx-kernel-${RUN_ID}-`));
+  const etcDir = `/etc/netns/${ns}`;
+  const destroy = () => {
+    sh(['ip', 'netns', 'del', ns], { allowFail: true });
+    sh(['ip', 'netns', 'del', peer], { allowFail: true });
+    rmSync(etcDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    sh(['ip', 'netns', 'add', ns]);
+    sh(['ip', 'netns', 'add', peer]);
+    // NCCL always reads /etc/nccl.conf: hide the machine's copy inside the namespace.
+    if (existsSync('/etc/nccl.conf')) {
+      mkdirSync(etcDir, { recursive: true });
+      writeFileSync(join(etcDir, 'nccl.conf'), '');
+    }
+    sh(['ip', '-n', ns, 'link', 'set', 'lo', 'up']);
+    links.forEach((l, i) => {
+      sh(['ip', '-n', ns, 'link', 'add', l.name, 'type', 'veth', 'peer', 'name', `p${i}`, 'netns', peer]);
+      sh(['ip', '-n', peer, 'link', 'set', `p${i}`, 'up']);
+      sh(['ip', '-n', ns, 'link', 'set', l.name, 'up']);
+      for (const a of l.addrs ?? []) sh(['ip', '-n', ns, 'addr', 'add', a, 'dev', l.name]);
+    });
+    // Wait (polling, no fixed sleep) until every veth is operationally up.
+    const deadline = Date.now() + 8000;
+    for (;;) {
+      const cur = JSON.parse(sh(['ip', '-n', ns, '-j', 'link', 'show'])) as { ifname: string; operstate?: string }[];
+      if (links.every((l) => cur.find((c) => c.ifname === l.name)?.operstate === 'UP')) break;
+      if (Date.now() > deadline) throw new Error(`links in ${ns} did not come up: ${JSON.stringify(cur)}`);
+      await sleep(25);
+    }
+  } catch (e) {
+    destroy();
+    throw e;
+  }
+  const exec = (argv: string[], opts: { allowFail?: boolean } = {}) => sh(['ip', 'netns', 'exec', ns, ...argv], opts);
+  return {
+    ns,
+    peer,
+    dir,
+    exec,
+    sysctl(settings) {
+      exec(['sysctl', '-qw', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)]);
+    },
+    destroy,
+  };
+}
+
+export interface FixturePort {
+  dev: string;
+  netdev: string;
+  linkLayer?: 'Ethernet' | 'InfiniBand';
+}
+
+/**
+ * /sys/class/infiniband as a RoCE node has it, reduced to what ncclx reads:
+ * one ACTIVE port per device whose GID entries name the namespace's veths.
+ */
+export function rdmaFixture(dir: string, ports: FixturePort[]): string {
+  const root = join(dir, 'infiniband');
+  for (const p of ports) {
+    const port = join(root, p.dev, 'ports', '1');
+    for (const sub of ['gids', 'gid_attrs/types', 'gid_attrs/ndevs']) mkdirSync(join(port, sub), { recursive: true });
+    writeFileSync(join(port, 'state'), '4: ACTIVE\n');
+    writeFileSync(join(port, 'phys_state'), '5: LinkUp\n');
+    writeFileSync(join(port, 'link_layer'), `${p.linkLayer ?? 'Ethernet'}\n`);
+    writeFileSync(join(port, 'rate'), '100 Gb/sec (4X EDR)\n');
+    writeFileSync(join(port, 'lid'), '0x0\n');
+    writeFileSync(join(port, 'gids', '0'), 'fe80:0000:0000:0000:0000:0000:0000:0001\n');
+    writeFileSync(join(port, 'gid_attrs', 'types', '0'), 'IB/RoCE v1\n');
+    writeFileSync(join(port, 'gid_attrs', 'ndevs', '0'), `${p.netdev}\n`);
+    writeFileSync(join(port, 'gids', '1'), 'fe80:0000:0000:0000:0000:0000:0000:0001\n');
+    writeFileSync(join(port, 'gid_attrs', 'types', '1'), 'RoCE v2\n');
+    writeFileSync(join(port, 'gid_attrs', 'ndevs', '1'), `${p.netdev}\n`);
+    writeFileSync(join(root, p.dev, 'node_type'), '1: CA\n');
+  }
+  return root;
+}
+
+export interface DoctorResultJson {
+  id: string;
+  family: string;
+  severity: 'ok' | 'info' | 'warn' | 'error' | 'unknown';
+  summary: string;
+  evidence: { kind: string; source: string; value: string }[];
+  why: string | null;
+  remediation: string | null;
+  fixIds: string[];
+}
+
+export interface DoctorJson {
+  schemaVersion: number;
+  exitCode: number;
+  summary: { errors: number; warnings: number; ok: number; info: number; unknown: number };
+  results: DoctorResultJson[];
+}
+
+export interface DoctorRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: DoctorJson | null;
+  /** Results of one check id. */
+  of(id: string): DoctorResultJson[];
+}
+
+/**
+ * `ip netns exec NS [unshare … kernel-overlay.mjs FIXTURE …] node dist/cli.js
+ * doctor ARGS` with a clean environment (PATH, HOME, NCCL_CONF_FILE and the
+ * given variables). With `fixture`, /sys/class/infiniband is the fixture.
+ */
+export function doctor(k: KNamespace, args: string[], env: Record<string, string> = {}, fixture?: string): Promise<DoctorRun> {
+  const cli = [process.execPath, cliPath(), 'doctor', ...args];
+  const argv = fixture
+    ? ['ip', 'netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, OVERLAY, fixture, join(k.dir, 'overlay'), '--', ...cli]
+    : ['ip', 'netns', 'exec', k.ns, ...cli];
+  const emptyConf = join(k.dir, 'empty-nccl.conf');
+  writeFileSync(emptyConf, '');
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), {
+      env: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: k.dir, NCCL_CONF_FILE: emptyConf, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let json: DoctorJson | null = null;
+      try {
+        json = JSON.parse(stdout) as DoctorJson;
+      } catch {
+        json = null;
+      }
+      resolve({ code, stdout, stderr, json, of: (id) => (json?.results ?? []).filter((r) => r.id === id) });
+    });
+  });
+}
