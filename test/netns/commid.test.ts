@@ -7,7 +7,7 @@ import { MAIN, scenario, suiteGate, type ProfileName, type Traits } from './scen
 
 suiteGate('commid.test.ts');
 
-/** Every profile, including both ends of the inverted-subnet window. */
+/** Every profile, including both ends of the inverted-subnet window (2.29.7 still inverted, 2.30.3 fixed). */
 const COMMID: ProfileName[] = ['2.27.7', '2.28.3', '2.29.3', '2.29.7', '2.30.3', '2.30.7', 'ncclx-2.29', 'ncclx-2.30'];
 /** The reference does not say whether NCCLX v2_29 has the IPv4 bug: IPv4 subnet rows leave it out. */
 const known = (p: Traits) => p.inverted !== null;
@@ -45,7 +45,7 @@ scenario('D01 bootstrap follows the NCCL_COMM_ID subnet and ignores NCCL_SOCKET_
     {
       name: 'NCCL_COMM_ID without a port (65535) matches the same way',
       env: { NCCL_COMM_ID: '10.13.2.1' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth1 10.13.2.5'];
@@ -55,7 +55,7 @@ scenario('D01 bootstrap follows the NCCL_COMM_ID subnet and ignores NCCL_SOCKET_
     {
       name: 'the host stops at ",": 10.13.2.1,foo:5000',
       env: { NCCL_COMM_ID: '10.13.2.1,foo:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth1 10.13.2.5'];
@@ -66,7 +66,7 @@ scenario('D01 bootstrap follows the NCCL_COMM_ID subnet and ignores NCCL_SOCKET_
       name: '--comm-id overrides the environment',
       env: { NCCL_COMM_ID: '10.13.1.1:5000' },
       args: ['--comm-id', '10.13.2.1:5000'],
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth1 10.13.2.5'];
@@ -76,7 +76,7 @@ scenario('D01 bootstrap follows the NCCL_COMM_ID subnet and ignores NCCL_SOCKET_
     {
       name: 'NCCL_COMM_ID in no local subnet: bootstrap fails, the transport falls through to step 3',
       env: { NCCL_COMM_ID: '10.99.0.1:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) =>
         p.inverted
@@ -93,7 +93,7 @@ scenario('D01 bootstrap follows the NCCL_COMM_ID subnet and ignores NCCL_SOCKET_
     {
       name: 'NCCL_SOCKET_FAMILY=AF_INET6 does not apply to the subnet match',
       env: { NCCL_COMM_ID: '10.13.1.1:5000', NCCL_SOCKET_FAMILY: 'AF_INET6' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth0 10.13.1.5'];
@@ -114,7 +114,7 @@ scenario('D02 the subnet match ignores link state and loopback', {
     {
       name: 'target on the NO-CARRIER eth1',
       env: { NCCL_COMM_ID: '10.13.4.1:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth1 10.13.4.5'];
@@ -124,7 +124,7 @@ scenario('D02 the subnet match ignores link state and loopback', {
     {
       name: 'target on the admin-DOWN eth2',
       env: { NCCL_COMM_ID: '10.13.5.1:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth2 10.13.5.5'];
@@ -150,7 +150,7 @@ scenario('D03 ib0 present: bootstrap by subnet, socket transport and IB OOB on i
     {
       name: 'NCCL_COMM_ID on eth0',
       env: { NCCL_COMM_ID: '10.13.6.1:29600' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => ({
         socket: ['ib0 192.168.13.5'],
@@ -164,7 +164,7 @@ scenario('D03 ib0 present: bootstrap by subnet, socket transport and IB OOB on i
     {
       name: 'NCCL_COMM_ID on eth0 and NCCL_SOCKET_IFNAME=eth0',
       env: { NCCL_COMM_ID: '10.13.6.1:29600', NCCL_SOCKET_IFNAME: 'eth0' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => ({
         socket: ['eth0 10.13.6.5'],
@@ -176,7 +176,7 @@ scenario('D03 ib0 present: bootstrap by subnet, socket transport and IB OOB on i
     {
       name: 'an unparsable NCCL_COMM_ID does not matter to the transports when ib* is there',
       env: { NCCL_COMM_ID: '[fe80::1:29600' },
-      profiles: COMMID,
+      profiles: MAIN,
       expect: () => ({ socket: ['ib0 192.168.13.5'], socketStage: 'ib', bootstrap: [], bootstrapStage: null, bootstrapError: INVALID }),
     },
   ],
@@ -288,7 +288,7 @@ scenario('D06 host names: resolved through /etc/hosts; unresolvable or bare IPv6
     {
       name: 'nodeb:5000 resolves to 10.13.8.7 → eth0',
       env: { NCCL_COMM_ID: 'nodeb:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth0 10.13.8.5'];
@@ -298,7 +298,7 @@ scenario('D06 host names: resolved through /etc/hosts; unresolvable or bare IPv6
     {
       name: 'an unresolvable host: ncclFindInterfaces fails, no fall-through',
       env: { NCCL_COMM_ID: 'nosuchhost.invalid:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       expect: () => ({
         socket: [],
         socketStage: null,
@@ -312,7 +312,7 @@ scenario('D06 host names: resolved through /etc/hosts; unresolvable or bare IPv6
     {
       name: 'bare IPv6 fd00::1:5000 is cut at the first ":" and "fd00" does not resolve',
       env: { NCCL_COMM_ID: 'fd00::1:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       expect: () => ({
         socket: [],
         socketStage: null,
@@ -347,7 +347,7 @@ scenario('D07 IPv4 literals as getaddrinfo reads them: octal, hex, short forms',
     {
       name: '0x0a.11.2.1 is hex: 10.11.2.1 → eth0',
       env: { NCCL_COMM_ID: '0x0a.11.2.1:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth0 10.11.2.5'];
@@ -357,7 +357,7 @@ scenario('D07 IPv4 literals as getaddrinfo reads them: octal, hex, short forms',
     {
       name: '10.11.514 is a three-part form: 10.11.2.2 → eth0',
       env: { NCCL_COMM_ID: '10.11.514:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       only: known,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth0 10.11.2.5'];
@@ -367,7 +367,7 @@ scenario('D07 IPv4 literals as getaddrinfo reads them: octal, hex, short forms',
     {
       name: '10.11.2.08 is not a literal (8 is no octal digit) and does not resolve: an error',
       env: { NCCL_COMM_ID: '10.11.2.08:5000' },
-      profiles: COMMID,
+      profiles: MAIN,
       // ncclx reads it as 10.11.2.8 and picks eth0 (lo when inverted).
       knownBug: () => true,
       expect: () => ({
