@@ -69,6 +69,15 @@ export function effectiveValue(kernel: KernelPart, netdev: string, key: ConfKey)
   return { key, all, iface, effective: combine(key, all, iface) };
 }
 
+/** Why conf/all cannot be read for these keys, or null. */
+function allConfError(kernel: KernelPart, keys: ConfKey[]): string | null {
+  for (const key of keys) {
+    const v = parseProc(kernel.conf['all']?.[key]);
+    if (typeof v !== 'number') return `${CONF_DIR}/all/${key}: ${v}`;
+  }
+  return null;
+}
+
 function confEvidence(netdev: string, v: EffectiveValue): Evidence[] {
   return [
     { kind: 'file', source: `${CONF_DIR}/all/${v.key}`, value: String(v.all) },
@@ -305,6 +314,9 @@ const arpSysctls: Check = {
     const pre = preconditions(ctx, 'ARP sysctls', true);
     if (pre) return pre;
     const kernel = ctx.snapshot.kernel!;
+    // conf/all unreadable (no /proc/sys in a fixture, a hardened /proc): one answer, not one per rail.
+    const allUnreadable = allConfError(kernel, ['arp_announce', 'arp_ignore', 'arp_filter']);
+    if (allUnreadable) return unknownResult('ARP sysctls', allUnreadable);
     const out: CheckResult[] = [];
     const good: string[] = [];
     const dec = decisions(ctx);
@@ -381,6 +393,8 @@ const rpFilter: Check = {
     const pre = preconditions(ctx, 'rp_filter', true);
     if (pre) return pre;
     const kernel = ctx.snapshot.kernel!;
+    const allUnreadable = allConfError(kernel, ['rp_filter']);
+    if (allUnreadable) return unknownResult('rp_filter', allUnreadable);
     const out: CheckResult[] = [];
     const good: string[] = [];
     for (const { netdev, addrs } of memberNetdevs(sharedSubnets(ctx))) {

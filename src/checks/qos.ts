@@ -202,6 +202,7 @@ interface MarkingInventory {
   unreadable: { what: string; reason: string; evidence: Evidence }[];
   /** Sources read (for the ok result's evidence). */
   read: string[];
+  /** Sources not installed (live) or not recorded (--root): "nft: not installed". */
   missing: string[];
 }
 
@@ -212,7 +213,7 @@ function markingInventory(ctx: CheckContext): MarkingInventory | null {
     const inv: MarkingInventory = { rules: [], unreadable: [], read: [], missing: [] };
     const note = (c: Captured<unknown>, what: string) => {
       if (c.ok) inv.read.push(commandLine(c));
-      else if (c.missing && c.from === 'live') inv.missing.push(c.argv[0]!);
+      else if (c.missing) inv.missing.push(`${c.argv[0]}: ${c.from === 'live' ? 'not installed' : 'not recorded'}`);
       else inv.unreadable.push({ what, reason: captureFailure(c), evidence: commandEvidence(c, c.error) });
     };
     note(kernel.nft, 'nftables');
@@ -234,6 +235,9 @@ function markingInventory(ctx: CheckContext): MarkingInventory | null {
     return inv;
   });
 }
+
+/** Whether any marking source could be read: otherwise "no DSCP marked" is not known. */
+const markingKnown = (inv: MarkingInventory | null): boolean => !!inv && inv.read.length > 0;
 
 /** Ingress-only hooks never mark what this node sends. */
 const isEgress = (r: MarkingRule) => r.hook === null || ['output', 'postrouting', 'forward'].includes(r.hook);
@@ -403,7 +407,7 @@ const dscpMarking: Check = {
     if (!inv) return unknownResult('DSCP marking rules', NO_KERNEL_PART);
     const out: CheckResult[] = inv.unreadable.map((u) => unknownResult(`DSCP marking in ${u.what}`, u.reason, [u.evidence]));
     if (inv.read.length === 0 && inv.unreadable.length === 0) {
-      return unknownResult('DSCP marking rules', `none of nft, iptables-save, ip6tables-save is installed (${inv.missing.join(', ')})`);
+      return unknownResult('DSCP marking rules', `none of nft, iptables-save, ip6tables-save could be read (${inv.missing.join('; ')})`);
     }
     const [eLo, eHi] = localPortRange(ctx);
     const cPort = commIdPort(ctx);
@@ -450,7 +454,7 @@ const dscpMarking: Check = {
       );
     }
     if (inv.rules.length === 0 && out.length === 0) {
-      out.push(result('ok', `no DSCP marking rules (read: ${inv.read.join('; ')}${inv.missing.length ? `; not installed: ${inv.missing.join(', ')}` : ''})`, [], ''));
+      out.push(result('ok', `no DSCP marking rules (read: ${inv.read.join('; ')}${inv.missing.length ? `; ${inv.missing.join('; ')}` : ''})`, [], ''));
     }
     return out;
   },
@@ -501,13 +505,17 @@ const ibTc: Check = {
     const tcText = set ? `NCCL_IB_TC=${raw} (TC ${tc} → DSCP ${dscpLabel(dscp)})` : `NCCL_IB_TC ${raw === undefined ? 'unset' : `=${raw}`} (RoCE TC 0, DSCP 0${dflt === -1 ? ', unless the application sets ncclConfig_t.trafficClass' : ''})`;
     const why = 'RoCE packets carry the GRH traffic class NCCL_IB_TC = DSCP × 4 (the sending side decides from NCCL 2.26.2); switches class RoCE by that DSCP, so it must be the value the fabric is configured for.';
     const note = notes.length ? `; ${notes.join('; ')}` : '';
-    if (!inv && !set) return unknownResult('NCCL_IB_TC vs site DSCP', NO_KERNEL_PART, ev);
+    if (!inv || !markingKnown(inv)) {
+      const reason = inv ? `no DSCP marking source could be read (${inv.missing.join('; ') || inv.unreadable.map((u) => u.reason).join('; ')})` : NO_KERNEL_PART;
+      if (!set) return unknownResult('NCCL_IB_TC vs site DSCP', reason, ev);
+      return result(ecn === 3 || p.value > 255 ? 'warn' : 'info', `${tcText}; the site's DSCP marking is unknown: ${reason}${note}`, ev, why);
+    }
     if (site.length === 0) {
       if (!set) return result('ok', `${tcText}; the site marks no DSCP on sockets`, ev, '');
       return result(ecn === 3 || p.value > 255 ? 'warn' : 'info', `${tcText}; no socket DSCP marking found to compare with — the fabric's RoCE class must use DSCP ${dscp}${note}`, ev, why);
     }
     const siteText = site.map(dscpLabel).join(', ');
-    const meant = intendedDscp(ctx, inv!);
+    const meant = intendedDscp(ctx, inv);
     if (!set) {
       return result('warn', `${tcText}, while the site marks DSCP ${siteText}`, ev, why, meant !== null ? shExport('NCCL_IB_TC', String(meant * 4)) : null);
     }
@@ -538,7 +546,7 @@ const scope: Check = {
     const text = `tc qdiscs and nftables/iptables act only on NCCL's TCP sockets (bootstrap, IB out-of-band, NET/Socket); RoCE data bypasses both — its class is NCCL_IB_TC. NCCL listens on ephemeral ports (${lo}-${hi}), so a rule for ports 29500-29999 catches PyTorch's TCPStore, not NCCL`;
     return configured
       ? result('info', text, ev, 'RoCE frames are built by the NIC from the QP\'s address vector and never enter the kernel\'s IP stack; NCCL binds every socket to port 0 (nccl-behavior.md §1.9).')
-      : result('ok', `no socket QoS configured; ${text}`, ev, '');
+      : result('ok', `${markingKnown(inv) ? 'no socket QoS configured' : 'socket QoS rules could not be read'}; ${text}`, ev, '');
   },
 };
 

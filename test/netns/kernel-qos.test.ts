@@ -94,7 +94,7 @@ if (RUN) {
         const r = await doctor(k, ['--json', '--only', 'QOS-002', '--nccl-version', '2.28.3'], { PATH: bin });
         expect(r.json, r.stderr).not.toBeNull();
         expect(r.of('QOS-002').map((x) => [x.severity, x.summary])).toEqual([
-          ['unknown', 'DSCP marking rules: none of nft, iptables-save, ip6tables-save is installed (nft, iptables-save, ip6tables-save)'],
+          ['unknown', 'DSCP marking rules: none of nft, iptables-save, ip6tables-save could be read (nft: not installed; iptables-save: not installed; ip6tables-save: not installed)'],
         ]);
       } finally {
         rmSync(bin, { recursive: true, force: true });

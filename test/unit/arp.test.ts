@@ -148,6 +148,10 @@ describe('ARP-002 arp_announce / arp_ignore / arp_filter', () => {
       ['unknown', 'ARP sysctls of ens2f0np0: /proc/sys/net/ipv4/conf/ens2f0np0/arp_ignore: EACCES'],
     ]);
   });
+  it('conf/all unreadable (no /proc/sys under --root): one unknown for the check, not one per rail', () => {
+    const rs = check(ctxFor(twoRails({ conf: { all: { arp_announce: { error: 'ENOENT' } } } })), 'ARP-002');
+    expect(brief(rs)).toEqual([['unknown', 'ARP sysctls: /proc/sys/net/ipv4/conf/all/arp_announce: ENOENT']]);
+  });
   it('interface names with shell metacharacters are quoted in the fix', () => {
     const odd = "r$d;(0'";
     const snap = withParts(snapshotOf([link('ens1f0np0', ['10.0.0.1/24']), link(odd, ['10.0.0.2/24'])]), {

@@ -135,7 +135,9 @@ describe('QOS-002 DSCP marking rules', () => {
     expect(brief(check(ctxFor(node()), 'QOS-002'))).toEqual([['ok', 'no DSCP marking rules (read: nft -j list ruleset; iptables-save -t mangle; ip6tables-save -t mangle)']]);
     const gone = (argv: string[], record: string) => failed<never>(argv, record, `${argv[0]}: ENOENT`, true);
     const none: KernelSpec = { nft: gone(['nft', '-j', 'list', 'ruleset'], 'nft-ruleset.json'), iptables: gone(['iptables-save', '-t', 'mangle'], 'x'), ip6tables: gone(['ip6tables-save', '-t', 'mangle'], 'y') };
-    expect(severities(check(ctxFor(node(none)), 'QOS-002'))).toEqual(['unknown']);
+    expect(brief(check(ctxFor(node(none)), 'QOS-002'))).toEqual([
+      ['unknown', 'DSCP marking rules: none of nft, iptables-save, ip6tables-save could be read (nft: not installed; iptables-save: not installed; ip6tables-save: not installed)'],
+    ]);
     const perm: KernelSpec = { nft: failed(['nft', '-j', 'list', 'ruleset'], 'nft-ruleset.json', 'nft -j list ruleset exited 1: Operation not permitted (you must be root)'), iptables: IPT(['-A OUTPUT -o eth0 -j DSCP --set-dscp 0x1a']) };
     expect(severities(check(ctxFor(node(perm)), 'QOS-002'))).toEqual(['unknown', 'ok']);
   });
@@ -171,6 +173,15 @@ describe('QOS-003 NCCL_IB_TC = DSCP × 4', () => {
     expect(check(ctxFor(node(two)), 'QOS-003')[0]!.remediation).toBeNull();
     const onRail: KernelSpec = { iptables: IPT(['-A OUTPUT -o eth9 -j DSCP --set-dscp 0x1a', '-A OUTPUT -o ens1f0np0 -j DSCP --set-dscp 0x22']) };
     expect(check(ctxFor(node(onRail)), 'QOS-003')[0]!.remediation).toBe('export NCCL_IB_TC=136');
+  });
+  it('no marking source readable: unknown when unset (nothing to compare), info with the value when set', () => {
+    const gone = (argv: string[], record: string) => ({ argv, record, from: 'recorded' as const, ok: false as const, error: `no recorded output commands/${record}`, missing: true });
+    const none: KernelSpec = { nft: gone(['nft', '-j', 'list', 'ruleset'], 'nft-ruleset.json'), iptables: gone(['iptables-save', '-t', 'mangle'], 'a'), ip6tables: gone(['ip6tables-save', '-t', 'mangle'], 'b') };
+    expect(brief(check(ctxFor(node(none)), 'QOS-003'))).toEqual([
+      ['unknown', 'NCCL_IB_TC vs site DSCP: no DSCP marking source could be read (nft: not recorded; iptables-save: not recorded; ip6tables-save: not recorded)'],
+    ]);
+    expect(check(ctxFor(node(none, { NCCL_IB_TC: '104' })), 'QOS-003')[0]).toMatchObject({ severity: 'info', summary: expect.stringMatching(/DSCP marking is unknown/) });
+    expect(check(ctxFor(node(none)), 'QOS-004')[0]!.summary).toMatch(/^socket QoS rules could not be read; /);
   });
   it('before 2.26.2 the default is 0 and the "trafficClass" caveat is not printed', () => {
     expect(check(ctxFor(node(marks26), '2.25.1'), 'QOS-003')[0]!.summary).toMatch(/^NCCL_IB_TC unset \(RoCE TC 0, DSCP 0\), while/);
