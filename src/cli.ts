@@ -19,13 +19,17 @@ interface SourceOptions {
   root?: string;
 }
 
-async function readNode(opts: SourceOptions, extraHosts: (string | undefined)[] = []): Promise<NodeSnapshot> {
+/**
+ * Read the node. `kernel` adds sysctls, routes, qdiscs and firewall rules and
+ * `rdma` the RDMA devices: the doctor needs both, explain neither (it must stay fast).
+ */
+export async function readNode(opts: SourceOptions, extraHosts: (string | undefined)[] = [], probe: { kernel?: boolean; rdma?: boolean } = {}): Promise<NodeSnapshot> {
   if (opts.snapshot && opts.root) throw new UsageError('--snapshot and --root cannot be used together');
   if (opts.snapshot) {
     const { loadSnapshot } = await import('./snapshot/schema.js');
     return loadSnapshot(opts.snapshot);
   }
-  return probeNode({ root: opts.root, extraHosts: hostsToResolve(extraHosts) });
+  return probeNode({ root: opts.root, extraHosts: hostsToResolve(extraHosts), kernel: probe.kernel ?? false, rdma: probe.rdma ?? false });
 }
 
 function addSourceOptions(cmd: Command): Command {
@@ -115,7 +119,7 @@ export function buildProgram(): Command {
     const known = (p: string) => ALL_CHECKS.some((c) => c.id === p || c.id.startsWith(p.endsWith('-') ? p : `${p}-`));
     const unknown = [...(only ?? []), ...(skip ?? [])].filter((p) => !known(p));
     if (unknown.length) throw new UsageError(`unknown check id ${unknown.join(', ')} (see ncclx doctor --list-checks)`);
-    const snap = await readNode(opts);
+    const snap = await readNode(opts, [], { kernel: true, rdma: true });
     const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, uplinkRegex, include: list(opts.include) ?? [] });
     const run = runDoctor(selectChecks(ALL_CHECKS, only, skip), ctx);
     const format = opts.json ? 'json' : opts.format;

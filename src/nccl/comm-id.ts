@@ -5,7 +5,7 @@
 import type { Family, HostResolution } from '../snapshot/types.js';
 import { atoi } from './cint.js';
 import { parseEntries } from './ifname-list.js';
-import { formatIPv6, parseIPv4, parseIPv6 } from './ip.js';
+import { formatIPv4, formatIPv6, inetAton, parseIPv4, parseIPv6 } from './ip.js';
 import type { Profile } from './versions.js';
 
 export interface SocketTarget {
@@ -112,9 +112,12 @@ function parseHostPort(value: string, ctx: CommIdContext): CommIdParse {
   if (/^[0-9a-fA-F]{0,4}$/.test(host) && value.split(':').length > 2) {
     notes.push(`'${value}' looks like a bare IPv6 address; NCCL cuts it at the first ':' and looks up '${host}'. Write [addr]:port`);
   }
-  const v4 = parseIPv4(host);
+  // getaddrinfo reads numeric hosts with inet_aton: octal and hex parts, short forms.
+  const v4 = inetAton(host);
   if (v4) {
-    return { ok: true, target: { family: 'AF_INET', address: host, bytes: v4, scopeId: 0, port, host }, notes };
+    const address = formatIPv4(v4);
+    if (address !== host) notes.push(`getaddrinfo reads '${host}' as ${address} (inet_aton: a leading 0 is octal, 0x is hex, short forms fill the last part)`);
+    return { ok: true, target: { family: 'AF_INET', address, bytes: v4, scopeId: 0, port, host }, notes };
   }
   const res = ctx.resolve(host);
   if (!res) {

@@ -9,6 +9,41 @@ export function parseIPv4(text: string): Uint8Array | null {
   return Uint8Array.from(b);
 }
 
+/**
+ * glibc's inet_aton (as getaddrinfo uses it for numeric hosts): one to four
+ * parts, each decimal, octal (leading 0) or hex (0x); the last part fills the
+ * remaining bytes, so "10.1" is 10.0.0.1 and "010.011.002.001" is 8.9.2.1.
+ * Returns null when the text is not a numeric IPv4 host (e.g. "10.11.2.08").
+ */
+export function inetAton(text: string): Uint8Array | null {
+  const parts = text.split('.');
+  if (parts.length < 1 || parts.length > 4) return null;
+  const vals: number[] = [];
+  for (const p of parts) {
+    let m: RegExpExecArray | null;
+    let v: number;
+    if ((m = /^0[xX]([0-9a-fA-F]*)$/.exec(p))) v = m[1] === '' ? 0 : parseInt(m[1]!, 16);
+    else if (/^0[0-7]*$/.test(p)) v = parseInt(p, 8);
+    else if (/^[1-9][0-9]*$/.test(p)) v = parseInt(p, 10);
+    else return null;
+    if (!Number.isFinite(v) || v > 0xffffffff) return null;
+    vals.push(v);
+  }
+  const last = vals.pop()!;
+  if (vals.some((v) => v > 0xff)) return null;
+  const lastBytes = 4 - vals.length;
+  if (last >= 2 ** (8 * lastBytes)) return null;
+  const out = new Uint8Array(4);
+  vals.forEach((v, i) => (out[i] = v));
+  for (let i = 0; i < lastBytes; i++) out[3 - i] = Math.floor(last / 2 ** (8 * i)) & 0xff;
+  return out;
+}
+
+/** Plain dotted decimal without leading zeros: the text means the same to every parser. */
+export function isCanonicalIPv4(text: string): boolean {
+  return /^(0|[1-9]\d{0,2})(\.(0|[1-9]\d{0,2})){3}$/.test(text) && parseIPv4(text) !== null;
+}
+
 export function parseIPv6(text: string): Uint8Array | null {
   let s = text;
   if (s.length === 0 || /[^0-9a-fA-F:.]/.test(s)) return null;

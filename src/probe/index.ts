@@ -3,7 +3,7 @@
 
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
-import { parseIPv4 } from '../nccl/ip.js';
+import { isCanonicalIPv4 } from '../nccl/ip.js';
 import { SNAPSHOT_SCHEMA_VERSION, type HostResolution, type NodeSnapshot, type ProbeWarning } from '../snapshot/types.js';
 import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
@@ -27,6 +27,8 @@ export interface ProbeOptions {
    * false to stay fast.
    */
   kernel?: boolean;
+  /** Read /sys/class/infiniband (every GID table). Default true; commands that do not look at RDMA can pass false. */
+  rdma?: boolean;
 }
 
 export function toolVersion(): string {
@@ -44,7 +46,8 @@ export function hostsToResolve(values: (string | undefined)[]): string[] {
   for (const v of values) {
     if (!v || v.startsWith('[')) continue;
     const host = v.split(/[:,]/)[0]!;
-    if (host && !parseIPv4(host)) hosts.add(host);
+    // Anything but plain dotted decimal goes to the resolver, exactly as NCCL's getaddrinfo call would.
+    if (host && !isCanonicalIPv4(host)) hosts.add(host);
   }
   return [...hosts];
 }
@@ -91,7 +94,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
     resolutions,
     ncclLibrary,
     warnings,
-    rdma: probeRdma(root),
+    ...(opts.rdma === false ? {} : { rdma: probeRdma(root) }),
     ...(kernel ? { kernel } : {}),
   };
 }

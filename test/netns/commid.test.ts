@@ -337,8 +337,6 @@ scenario('D07 IPv4 literals as getaddrinfo reads them: octal, hex, short forms',
       env: { NCCL_COMM_ID: '010.011.002.001:5000' },
       profiles: COMMID,
       only: known,
-      // ncclx reads the parts as decimal (10.11.2.1) and picks eth0 / nothing.
-      knownBug: (p) => p.inverted === false,
       expect: (p) => {
         const one = p.inverted ? ['lo 127.0.0.1'] : ['eth1 8.9.2.5'];
         return { socket: one, socketStage: 'commid', bootstrap: one, bootstrapStage: 'bootstrap-commid' };
@@ -368,8 +366,6 @@ scenario('D07 IPv4 literals as getaddrinfo reads them: octal, hex, short forms',
       name: '10.11.2.08 is not a literal (8 is no octal digit) and does not resolve: an error',
       env: { NCCL_COMM_ID: '10.11.2.08:5000' },
       profiles: MAIN,
-      // ncclx reads it as 10.11.2.8 and picks eth0 (lo when inverted).
-      knownBug: () => true,
       expect: () => ({
         socket: [],
         socketStage: null,

@@ -52,8 +52,8 @@ export const TRAITS: Record<ProfileName, Traits> = {
   '2.29.7': { name: '2.29.7', ...NV_NEW, inverted: true },
   '2.30.3': { name: '2.30.3', ...NV_230 },
   '2.30.7': { name: '2.30.7', ...NV_230 },
-  // The reference does not say whether NCCLX v2_29 carries the 2.29.2–2.29.7 subnet bug.
-  'ncclx-2.29': { name: 'ncclx-2.29', ...NCCLX, inverted: null },
+  // NCCLX v2_29's os/linux.cc (torchcomms) carries upstream 2.29's inverted IPv4 comparison.
+  'ncclx-2.29': { name: 'ncclx-2.29', ...NCCLX, inverted: true },
   // 2.30 releases start at 2.30.3, where the bug is fixed.
   'ncclx-2.30': { name: 'ncclx-2.30', ...NCCLX, inverted: false },
 };

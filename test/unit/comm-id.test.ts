@@ -53,3 +53,19 @@ describe('NCCL_COMM_ID parsing (nccl-behavior.md §1.5)', () => {
     expect(parseCommId('10.0.0.1:70000', ctx())).toMatchObject({ ok: true, target: { port: 70000 & 0xffff } });
   });
 });
+
+describe('numeric hosts are read the way getaddrinfo reads them (inet_aton)', () => {
+  it('leading zeros are octal, 0x is hex, short forms fill the last part', () => {
+    expect(parseCommId('010.011.002.001:5000', ctx())).toMatchObject({ ok: true, target: { address: '8.9.2.1', port: 5000 } });
+    expect(parseCommId('0x0a.1:1', ctx())).toMatchObject({ ok: true, target: { address: '10.0.0.1' } });
+    expect(parseCommId('10.1:1', ctx())).toMatchObject({ ok: true, target: { address: '10.0.0.1' } });
+    expect(parseCommId('167772161:1', ctx())).toMatchObject({ ok: true, target: { address: '10.0.0.1' } });
+  });
+  it('an invalid octal part is not numeric: it goes to the resolver', () => {
+    expect(parseCommId('10.11.2.08:1', ctx())).toMatchObject({ ok: false, indeterminate: true });
+    expect(parseCommId('10.11.2.08:1', ctx('2.28.3', { '10.11.2.08': 'Name or service not known' }))).toMatchObject({
+      ok: false,
+      log: 'Net : error encountered when getting address info : Name or service not known',
+    });
+  });
+});
