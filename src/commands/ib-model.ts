@@ -64,7 +64,9 @@ export interface PortReport {
   gidIPv4: string | null;
   gidType: string | null;
   gidNetdev: string | null;
-  gidSelection: { mode: GidSelection['mode']; outcome: GidOutcome } | null;
+  /** How the index was chosen; `einvalReads` lists entries whose types file NCCL read and got EINVAL (tolerated ≥ 2.26.2). */
+  gidSelection: { mode: GidSelection['mode']; outcome: GidOutcome; einvalReads: number[] } | null;
+  /** Table length, configured (non-zero) entries, and configured entries whose type cannot be read. */
   gidTable: { length: number; configured: number; unreadableTypes: number };
   trace: PortTrace[];
 }
@@ -103,6 +105,8 @@ export interface IbReport {
   findings: Finding[];
   warnings: string[];
 }
+
+const ZERO_GID = '0000:0000:0000:0000:0000:0000:0000:0000';
 
 export const IB_INPUT_VARS = [
   'NCCL_IB_DISABLE',
@@ -219,7 +223,10 @@ export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
   // The OOB interface follows the socket rules with the same variables (NCCL_SOCKET_IFNAME applies to it).
   const socketCtx = { ...base.socketCtx, vars: env.vars };
   const sockets = selectSocketInterfaces(socketCtx);
-  const selection = selectIbDevices(snapshot.rdma, { profile, vars: env.vars, ibOob: sockets.ibOob });
+  // A fixture without recorded `ip addr` output knows links but no addresses: the OOB is unknown, not absent.
+  const addressesUnknown = snapshot.network.source === 'sysfs' && snapshot.network.addresses.length === 0;
+  const ibOob = addressesUnknown ? { ...sockets.ibOob, indeterminate: 'no IP addresses were captured for this node (no commands/ip-addr.json under the root)' } : sockets.ibOob;
+  const selection = selectIbDevices(snapshot.rdma, { profile, vars: env.vars, ibOob });
   const gidParams = readGidParams(env.vars, profile);
 
   const devices: DeviceReport[] = (snapshot.rdma?.devices ?? []).map((d) => {
@@ -231,10 +238,9 @@ export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
       const ll = sysText(p.linkLayer);
       const gidSel = decision.linkLayer ? selectGid({ linkLayer: decision.linkLayer, entries: p.gids }, gidParams, profile, d.name, p.port) : null;
       const first = netdevs[0] ?? null;
-      const configured = p.gids.filter((g) => {
-        const b = typeof g.gid === 'string' ? parseGid(g.gid) : null;
-        return b !== null && b.some((x) => x !== 0);
-      }).length;
+      const isSet = (g: (typeof p.gids)[number]) => typeof g.gid === 'string' && g.gid !== ZERO_GID && /[1-9a-fA-F]/.test(g.gid);
+      const configured = p.gids.filter(isSet).length;
+      const unreadableTypes = p.gids.filter((g) => isSet(g) && sysError(g.type) !== null && sysError(g.type) !== 'ENOENT').length;
       return {
         port: p.port,
         state: parseNumbered(p.state).name,
@@ -254,8 +260,8 @@ export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
         ncclIndex: decision.ncclIndex,
         netDevice: decision.netDevice,
         ...gidFields(p, gidSel, ll),
-        gidSelection: gidSel ? { mode: gidSel.mode, outcome: gidSel.outcome } : null,
-        gidTable: { length: tableLength(p.gids), configured, unreadableTypes: p.gids.filter((g) => sysError(g.type) !== null && sysError(g.type) !== 'ENOENT').length },
+        gidSelection: gidSel ? { mode: gidSel.mode, outcome: gidSel.outcome, einvalReads: gidSel.einval } : null,
+        gidTable: { length: tableLength(p.gids), configured, unreadableTypes },
         trace: [...decision.trace, ...(gidSel?.trace ?? []).map((t) => ({ stage: 'gid' as const, index: t.index, verdict: t.verdict, reason: t.reason }))],
       };
     });
@@ -317,7 +323,7 @@ export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
     findings: [],
     warnings: snapshot.warnings.map((w) => `${w.source}: ${w.message}`),
   };
-  report.findings = ibFindings({ report, selection, gidParams, profile, env, snapshot, versionAssumed: choice.assumed, oob: sockets.ibOob });
+  report.findings = ibFindings({ report, selection, gidParams, profile, env, snapshot, versionAssumed: choice.assumed, oob: ibOob });
   return { report, selection, gidParams, profile };
 }
 

@@ -34,7 +34,8 @@ async function readNode(opts: SourceOptions): Promise<NodeSnapshot> {
     const { loadSnapshot } = await import('../snapshot/schema.js');
     return loadSnapshot(opts.snapshot);
   }
-  return probeNode({ root: opts.root });
+  // The kernel part (sysctls, routes, qdiscs, firewall) is not needed here and runs commands on a live node.
+  return probeNode({ root: opts.root, kernel: false });
 }
 
 function overrides(o: IbOptions): IbOverrides {

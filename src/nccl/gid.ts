@@ -20,9 +20,32 @@ export type GidFamily = 'AF_INET' | 'AF_INET6';
 // ---------------------------------------------------------------------------
 // GID arithmetic (§3.2)
 
-/** A GID as sysfs prints it (8 groups of 4 hex digits); compressed IPv6 text is accepted too. */
+const gidCache = new Map<string, Uint8Array | null>();
+const SYSFS_GID = /^[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}$/;
+
+/**
+ * A GID as sysfs prints it (8 groups of 4 hex digits); compressed IPv6 text is
+ * accepted too. Tables repeat the same text (hundreds of all-zero entries per
+ * port), so results are cached; callers must not modify the returned bytes.
+ */
 export function parseGid(text: string): Uint8Array | null {
-  return parseIPv6(text.trim());
+  const hit = gidCache.get(text);
+  if (hit !== undefined) return hit;
+  const t = text.trim();
+  let out: Uint8Array | null;
+  if (SYSFS_GID.test(t)) {
+    out = new Uint8Array(16);
+    for (let w = 0; w < 8; w++) {
+      const v = parseInt(t.slice(w * 5, w * 5 + 4), 16);
+      out[w * 2] = v >> 8;
+      out[w * 2 + 1] = v & 0xff;
+    }
+  } else {
+    out = parseIPv6(t);
+  }
+  if (gidCache.size > 100_000) gidCache.clear();
+  gidCache.set(text, out);
+  return out;
 }
 
 const word32 = (b: Uint8Array, i: number) => ((b[i * 4]! << 24) | (b[i * 4 + 1]! << 16) | (b[i * 4 + 2]! << 8) | b[i * 4 + 3]!) >>> 0;
@@ -258,6 +281,10 @@ export interface GidTable {
 interface Entry {
   bytes: Uint8Array | null;
   type: SysfsRead;
+  /** Facts the walk asks for on every step, computed once. */
+  family: GidFamily | 'unknown';
+  valid: boolean | 'unknown';
+  zero: boolean;
 }
 
 /** gid_tbl_len: the kernel lists every entry, so the highest listed index + 1 (and at least the count). */
@@ -267,7 +294,10 @@ export function tableLength(entries: GidEntry[]): number {
 
 function indexTable(entries: GidEntry[]): { len: number; at(i: number): Entry | null } {
   const byIndex = new Map<number, Entry>();
-  for (const e of entries) byIndex.set(e.index, { bytes: typeof e.gid === 'string' ? parseGid(e.gid) : null, type: e.type });
+  for (const e of entries) {
+    const bytes = typeof e.gid === 'string' ? parseGid(e.gid) : null;
+    byIndex.set(e.index, { bytes, type: e.type, family: bytes ? gidFamily(bytes) : 'unknown', valid: bytes ? gidValid(bytes) : 'unknown', zero: bytes ? isZeroGid(bytes) : false });
+  }
   return { len: tableLength(entries), at: (i) => byIndex.get(i) ?? null };
 }
 
@@ -337,13 +367,16 @@ function step(
   const gi = t.at(i);
   const fam = params.family.value;
   const rv = toInt32(params.roceVersion.value);
-  const famOf = (e: Entry | null): GidFamily | 'unknown' => (e?.bytes ? gidFamily(e.bytes) : 'unknown');
-  const famI = famOf(gi);
-  const famC = famOf(ci);
+  const famI = gi ? gi.family : 'unknown';
+  const famC = ci ? ci.family : 'unknown';
   const inRange: Tri = gi?.bytes ? gidInRange(params.range, gi.bytes) : 'unknown';
-  const validI: Tri = gi?.bytes ? gidValid(gi.bytes) : 'unknown';
-  const validC: Tri = ci?.bytes ? gidValid(ci.bytes) : 'unknown';
+  const validI: Tri = gi ? gi.valid : 'unknown';
+  const validC: Tri = ci ? ci.valid : 'unknown';
 
+  // Fast path: both entries known and the candidate unset or of the other family (most of a 255-entry table).
+  if (gi?.bytes && ci?.bytes && famI !== fam && !(famI !== famC && famI === fam)) {
+    return { results: [{ next: cur }], verdict: 'skipped', reason: `family ${famI}${gi.zero ? ' (all-zero entry)' : ''}, NCCL_IB_ADDR_FAMILY wants ${fam}`, einval: [] };
+  }
   const switchFamily = and(not(eq(famI, famC)), eq(famI, fam), inRange);
   if (switchFamily === true) {
     return { results: [{ next: i }], verdict: 'switch-family', reason: `family ${famI} differs from GID ${cur}'s ${famC} and is ${fam}${params.range ? ', in range' : ''}: NCCL switches without checking validity or version`, einval: [] };
@@ -357,7 +390,7 @@ function step(
   const skip = or(not(eq(famI, fam)), not(validI), not(inRange));
   if (skip === true) {
     const why =
-      famI !== 'unknown' && famI !== fam ? `family ${famI}${gi?.bytes && isZeroGid(gi.bytes) ? ' (all-zero entry)' : ''}, NCCL_IB_ADDR_FAMILY wants ${fam}` : validI === false ? `${gi?.bytes && isZeroGid(gi.bytes) ? 'unset (all-zero)' : 'link-local'}, not a valid GID` : `outside NCCL_IB_ADDR_RANGE ${params.range?.raw}`;
+      famI !== 'unknown' && famI !== fam ? `family ${famI}${gi?.zero ? ' (all-zero entry)' : ''}, NCCL_IB_ADDR_FAMILY wants ${fam}` : validI === false ? `${gi?.zero ? 'unset (all-zero)' : 'link-local'}, not a valid GID` : `outside NCCL_IB_ADDR_RANGE ${params.range?.raw}`;
     if (results.length === 0) return { results: [{ next: cur }], verdict: 'skipped', reason: why, einval: [] };
     results.push({ next: cur });
     return { results, verdict: 'uncertain', reason: [...reasons, `or skipped: ${why}`].join('; '), einval: [] };
@@ -402,6 +435,18 @@ function autoWalk(table: GidTable, params: GidParams, profile: Profile, dev: str
   let states = new Set<number>([0]);
   const failures: { log: string | null; why: string }[] = [];
   for (let i = 1; i < t.len; i++) {
+    if (states.size === 1) {
+      // One possible current index (the usual case): no bookkeeping for branches.
+      const cur = states.values().next().value as number;
+      const s = step(cur, i, t, params, profile, dev, port);
+      const only = s.results.length === 1 ? s.results[0]! : null;
+      if (only && 'next' in only) {
+        if (s.einval.length) einval.push(...s.einval);
+        trace.push({ index: i, verdict: s.verdict, reason: s.reason });
+        if (only.next !== cur) states = new Set([only.next]);
+        continue;
+      }
+    }
     const next = new Set<number>();
     const perState: { cur: number; s: Step }[] = [];
     for (const cur of states) {

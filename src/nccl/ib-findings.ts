@@ -7,7 +7,7 @@ import { shExport, shQuote } from '../report/quote.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { EffectiveEnv, Origin } from './conf.js';
 import { gidFamily, gidIPv4, gidLinkLocal, gidText, gidValid, isZeroGid, parseGid, selectGid, classifyType, type GidParams } from './gid.js';
-import { entryHits } from './ib-hca.js';
+import { entryHits, matchHca } from './ib-hca.js';
 import { parseNumbered, sysText, type IbSelection } from './ib.js';
 import type { Finding, Severity } from './socket-findings.js';
 import type { ConsumerResult } from './socket.js';
@@ -127,7 +127,8 @@ export function ibFindings(c: IbFindingContext): Finding[] {
     return (st.num !== null && st.num !== 4) || (ph.num !== null && ph.num !== 5);
   });
   if (downPorts.length) {
-    const filtered = (r: PortRef) => selection.ports.find((x) => x.dev === r.dev && x.port === r.port.port)?.trace.some((tr) => tr.stage === 'hca' && tr.verdict === 'skipped') ?? false;
+    // A port NCCL_IB_HCA leaves out anyway is only worth an info.
+    const filtered = (r: PortRef) => !matchHca(selection.inputs.hca, r.dev, r.port.port).accepted;
     const relevant = downPorts.filter((r) => r.port.linkLayer === 'InfiniBand' || r.port.linkLayer === 'Ethernet');
     const list = downPorts.map((r) => `${withNetdev(r)} ${r.port.state ?? '?'}/${r.port.physState ?? '?'}`).join(', ');
     const sev: Severity = relevant.some((r) => !filtered(r)) ? 'warn' : 'info';
@@ -194,11 +195,11 @@ export function ibFindings(c: IbFindingContext): Finding[] {
     const fused = selection.merge.groups.some((g) => g.merged && g.key.startsWith('first CPU'));
     const buggy = profile.ibMerge === 'core-vnic' && !atLeast(profile.version, '2.29.2');
     for (const d of nonPci) {
-      const what = d.device.kind === 'directory' ? 'a plain directory, not a symlink into /sys/devices' : d.device.kind === 'missing' ? 'missing' : d.device.kind === 'other' ? 'not a symlink' : `a symlink to a non-PCI parent (${d.device.subsystem ?? 'no subsystem'})`;
+      const what = d.device.kind === 'directory' ? 'a plain directory, not a symlink into /sys/devices' : d.device.kind === 'missing' ? 'absent from this view (a partial capture? on a live node NCCL WARNs "Could not find real path of …")' : d.device.kind === 'other' ? 'not a symlink' : `a symlink to a non-PCI parent (${d.device.subsystem ?? 'no subsystem'})`;
       const shown = d.device.pciPath && !d.device.pciPathIsPci ? ` NCCL folds the path to ${d.device.pciPath}, which is not a PCI device, and logs "Topology detection: network path … is not a PCI device (${d.device.kind === 'directory' ? '' : d.device.subsystem ?? ''})".` : '';
       add(
         'IB-011',
-        'warn',
+        d.device.kind === 'missing' ? 'info' : 'warn',
         `/sys/class/infiniband/${d.name}/device is ${what}.${shown} The NIC is attached to the first CPU: GPU↔NIC affinity is lost${fused && buggy ? `; with NCCL ${version} such NICs are fused into one virtual NIC and a failed graph search ends in "Could not find NET with id 0"` : ''}`,
         fused && buggy ? shExport('NCCL_NET_MERGE_LEVEL', 'LOC') : 'Run with the host\'s real /sys (e.g. docker run -v /sys:/sys:ro), or give NCCL the topology with NCCL_TOPO_FILE',
       );
@@ -540,9 +541,8 @@ function gidFindings(c: IbFindingContext, ports: PortRef[], kept: PortRef[]): Fi
         add('IB-024', 'warn', `${withNetdev(r)}: NCCL ends on GID ${o.index} (${gidText(b)}), a RoCE v1 entry — no RoCE v2 GID of the wanted family won the walk`, shExport('NCCL_IB_GID_INDEX', String(gids.find((g) => g.bytes && gidValid(g.bytes) && classifyType(g.type).kind === 'version' && (classifyType(g.type) as { version: number }).version === 2)?.index ?? o.index)));
       }
     }
-    if (sel.mode === 'auto' && r.port.gidTable.unreadableTypes > 0 && profile.gidEinvalTolerant && c.report.devices.length) {
-      const einval = r.port.trace.filter((t) => t.stage === 'gid' && /EINVAL/.test(t.reason));
-      if (einval.length) add('IB-019', 'info', `${withNetdev(r)}: some gid_attrs/types reads fail with EINVAL (${einval.map((t) => t.index).join(', ')}); NCCL ${version} treats them as "version unknown" and the choice is still GID ${o.index}`, 'Nothing to do on NCCL ≥ 2.26.2; older NCCL fails here');
+    if (sel.mode === 'auto' && sel.einvalReads.length && profile.gidEinvalTolerant) {
+      add('IB-019', 'info', `${withNetdev(r)}: some gid_attrs/types reads fail with EINVAL (${sel.einvalReads.join(', ')}); NCCL ${version} treats them as "version unknown" and the choice is still GID ${o.index}`, 'Nothing to do on NCCL ≥ 2.26.2; older NCCL fails here');
     }
   }
   if (fixedZero.length) {

@@ -1,0 +1,211 @@
+// Which ports NCCL's IB transport keeps, their order and merging (nccl-behavior.md §2, §6, §7.3).
+import { describe, expect, it } from 'vitest';
+import { ibModel } from '../../src/commands/ib-model.js';
+import { busIdToInt, mergeLevelOf, parseNumbered, parseRateGbps, roceMtuFor } from '../../src/nccl/ib.js';
+import { foldVariants } from '../../src/probe/rdma.js';
+import type { RdmaDevice } from '../../src/snapshot/rdma-types.js';
+import { link, type LinkSpec } from '../unit/helpers.js';
+import { device, ENOENT, rdmaSnapshot } from '../rdma/helpers.js';
+
+const LINKS: LinkSpec[] = [link('lo', ['127.0.0.1/8']), link('eth0', ['10.0.0.5/24']), link('ib0', ['192.168.1.5/24'])];
+
+function run(devices: RdmaDevice[], version: string, env: Record<string, string> = {}, links = LINKS, rdma = {}) {
+  return ibModel(rdmaSnapshot(links, devices, { env, rdma }), { ncclVersion: version });
+}
+const usedNames = (m: ReturnType<typeof run>) => m.selection.devices.map((d) => `${d.dev}:${d.port}`);
+const logOf = (m: ReturnType<typeof run>) => m.selection.transport.log.map((l) => `${l.level} ${l.text}`);
+
+describe('sysfs values', () => {
+  it('numbered states, rates with and without a generation name', () => {
+    expect(parseNumbered('4: ACTIVE')).toEqual({ num: 4, name: 'ACTIVE' });
+    expect(parseNumbered('5: LinkUp')).toEqual({ num: 5, name: 'LinkUp' });
+    expect(parseNumbered(ENOENT)).toEqual({ num: null, name: null });
+    expect(parseRateGbps('400 Gb/sec (4X NDR)')).toBe(400);
+    expect(parseRateGbps('10 Gb/sec (4X)')).toBe(10);
+    expect(parseRateGbps('2.5 Gb/sec (1X SDR)')).toBe(2.5);
+  });
+  it('the RoCE MTU a netdev MTU allows (96 bytes of RoCE headers)', () => {
+    expect(roceMtuFor(1500)).toBe(1024);
+    expect(roceMtuFor(4191)).toBe(2048);
+    expect(roceMtuFor(4192)).toBe(4096);
+    expect(roceMtuFor(9000)).toBe(4096);
+    expect(roceMtuFor(300)).toBeNull();
+  });
+  it('busIdToInt64 reads hex digits, skipping . and :, up to the first other character', () => {
+    expect(busIdToInt('0000:17:00.1')).toBe(0x17001n);
+    expect(busIdToInt('0002:01:00.0')).toBe(0x201000n);
+    expect(busIdToInt('device')).toBe(0xden);
+  });
+});
+
+describe('PCI path folding (§2.3)', () => {
+  it('function digit to 0; with NCCL_IB_MERGE_VFS=1 both device digits to 00; ≤ 2.17 only the low one', () => {
+    expect(foldVariants('/sys/devices/pci0000:16/0000:16:01.0/0000:17:00.1')).toEqual({
+      mergeVfs: '/sys/devices/pci0000:16/0000:16:01.0/0000:17:00.0',
+      functionOnly: '/sys/devices/pci0000:16/0000:16:01.0/0000:17:00.0',
+      lowDigit: '/sys/devices/pci0000:16/0000:16:01.0/0000:17:00.0',
+    });
+    expect(foldVariants('/sys/devices/pci0000:00/0000:00:15.3')).toEqual({
+      mergeVfs: '/sys/devices/pci0000:00/0000:00:00.0',
+      functionOnly: '/sys/devices/pci0000:00/0000:00:15.0',
+      lowDigit: '/sys/devices/pci0000:00/0000:00:10.0',
+    });
+  });
+  it('a plain `device` directory folds to …/de00c0', () => {
+    expect(foldVariants('/sys/class/infiniband/mlx5_0/device').mergeVfs).toBe('/sys/class/infiniband/mlx5_0/de00c0');
+  });
+});
+
+describe('ports NCCL keeps', () => {
+  const devs = () => [
+    device({ name: 'mlx5_0', ports: [{ ll: 'InfiniBand' }] }),
+    device({ name: 'mlx5_1', ports: [{ ll: 'InfiniBand', state: '1: DOWN', phys: '3: Disabled' }] }),
+    device({ name: 'mlx5_2', ports: [{ ll: 'InfiniBand', state: '2: INIT', phys: '5: LinkUp' }] }),
+    device({ name: 'efa_0', ports: [{ ll: 'Unknown' }] }),
+    device({ name: 'mlx5_3', ports: [{ ll: 'InfiniBand' }, { ll: 'InfiniBand' }] }),
+  ];
+  it('ACTIVE ports with an InfiniBand or Ethernet link layer; others skipped silently with the reason', () => {
+    const m = run(devs(), '2.28.3');
+    expect(usedNames(m)).toEqual(['mlx5_0:1', 'mlx5_3:1', 'mlx5_3:2']);
+    const r = (d: string) => m.selection.ports.find((p) => p.dev === d)!;
+    expect(r('mlx5_1').reason).toMatch(/port state 1: DOWN: NCCL keeps only ACTIVE ports/);
+    expect(r('mlx5_2').reason).toMatch(/2: INIT/);
+    expect(r('efa_0').reason).toMatch(/link layer 'Unknown'/);
+    expect(logOf(m)).toEqual(['INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB [2]mlx5_3:2/IB ; OOB ib0:192.168.1.5<0>']);
+  });
+  it('a missing state or link layer file is unknown, never DOWN', () => {
+    const m = run([device({ name: 'mlx5_0', ports: [{ state: ENOENT }] }), device({ name: 'mlx5_1', ports: [{ ll: ENOENT }] })], '2.28.3');
+    expect(m.selection.ports.map((p) => p.kept)).toEqual([null, null]);
+    expect(m.selection.ports.map((p) => p.usedByNccl)).toEqual([null, null]);
+    expect(m.selection.ports[0]!.reason).toMatch(/state unknown \(ENOENT\)/);
+    expect(m.selection.transport.certain).toBe(false);
+  });
+  it('NCCL_IB_DISABLE is an integer: 1 disables, "true" is 0 and does not', () => {
+    expect(run(devs(), '2.28.3', { NCCL_IB_DISABLE: '1' }).selection.transport).toMatchObject({ status: 'disabled', used: false, network: 'Socket' });
+    expect(run(devs(), '2.28.3', { NCCL_IB_DISABLE: 'true' }).selection.transport.status).toBe('ok');
+    expect(run(devs(), '2.28.3', { NCCL_IB_DISABLE: '0x1' }).selection.transport.status).toBe('disabled');
+  });
+  it('no IP interface for the OOB socket: the IB transport fails', () => {
+    // lo is NCCL's last resort, so only a node without any address gets here.
+    expect(run(devs(), '2.28.3', {}, [link('lo', ['127.0.0.1/8']), link('eth0', [])]).report.transport.oob.interface).toBe('lo');
+    const m = run(devs(), '2.28.3', {}, [link('lo', []), link('eth0', [])]);
+    expect(m.selection.transport.status).toBe('no-oob');
+    expect(logOf(m)).toEqual(['WARN NET/IB : No IP interface found.']);
+    expect(m.selection.ports[0]!.usedByNccl).toBe(false);
+    // NCCL_SOCKET_IFNAME applies to the OOB too.
+    expect(run(devs(), '2.28.3', { NCCL_SOCKET_IFNAME: 'nomatch' }).selection.transport.status).toBe('no-oob');
+  });
+  it('nothing kept: "No device found." and a silent fall back to sockets, unless NCCL_NET=IB', () => {
+    const m = run(devs(), '2.28.3', { NCCL_IB_HCA: 'mlx5_9' });
+    expect(m.selection.transport).toMatchObject({ status: 'no-device', used: false, network: 'Socket' });
+    expect(logOf(m)).toEqual(['INFO NET/IB : No device found.']);
+    expect(run(devs(), '2.28.3', { NCCL_IB_HCA: 'mlx5_9', NCCL_NET: 'IB' }).selection.transport.network).toBe('none');
+    expect(run(devs(), '2.26.2', { NCCL_IB_HCA: 'mlx5_9', NCCL_NET: 'ib' }).selection.transport.why).toMatch(/"Error: network ib not found\."/);
+    expect(run(devs(), '2.27.3', { NCCL_IB_HCA: 'mlx5_9', NCCL_NET: 'IB' }).selection.transport.why).toMatch(/Failed to initialize any NET plugin/);
+  });
+  it('NCCL_NET=Socket: ≤ 2.28 still initialises IB (its line appears), ≥ 2.29.2 does not', () => {
+    const old = run(devs(), '2.28.3', { NCCL_NET: 'Socket' });
+    expect(old.selection.transport).toMatchObject({ status: 'ok', initialised: true, used: false, network: 'Socket' });
+    expect(logOf(old)[0]).toMatch(/^INFO NET\/IB : Using/);
+    expect(old.selection.ports[0]!.usedByNccl).toBe(false);
+    expect(run(devs(), '2.29.2', { NCCL_NET: 'Socket' }).selection.transport).toMatchObject({ status: 'not-requested', initialised: false });
+  });
+  it('a device NCCL cannot open (no /dev/infiniband node) is skipped', () => {
+    const m = run([device({ name: 'mlx5_0', uverbs: 'uverbs0' }), device({ name: 'mlx5_1', uverbs: 'uverbs1' })], '2.28.3', {}, LINKS, { devInfiniband: { known: true, present: true, entries: ['uverbs0'] } });
+    expect(usedNames(m)).toEqual(['mlx5_0:1']);
+    expect(m.selection.ports[1]!.reason).toMatch(/uverbs1 is missing/);
+    const none = run([device({ name: 'mlx5_0' })], '2.28.3', {}, LINKS, { devInfiniband: { known: true, present: false, entries: [] } });
+    expect(none.selection.transport.status).toBe('no-device');
+    const unknown = run([device({ name: 'mlx5_0' })], '2.28.3', {}, LINKS, { devInfiniband: { known: false, present: false, entries: [] } });
+    expect(usedNames(unknown)).toEqual(['mlx5_0:1']);
+  });
+  it('MAX_IB_DEVS: 32 from 2.18.5, 16 before; later devices are ignored silently', () => {
+    const many = Array.from({ length: 40 }, (_, i) => device({ name: `mlx5_${i}`, bdf: `0000:${(0x10 + i).toString(16)}:00.0` }));
+    expect(run(many, '2.18.5').selection.devices).toHaveLength(32);
+    const old = run(many, '2.18.3');
+    expect(old.selection.devices).toHaveLength(16);
+    expect(old.selection.ports[16]!.reason).toMatch(/MAX_IB_DEVS=16/);
+  });
+  it('rail and plane from NCCL_IB_HCA appear in the log line (≥ 2.30.7)', () => {
+    const m = run([device({ name: 'mlx5_0' }), device({ name: 'mlx5_1' })], '2.30.7', { NCCL_IB_HCA: 'mlx5_0:1:3:1,mlx5_1::' });
+    expect(logOf(m)[0]).toBe('INFO NET/IB : Using [0]mlx5_0:1:3:1/RoCE [1]mlx5_1:1/RoCE ; OOB ib0:192.168.1.5<0>');
+  });
+});
+
+describe('device order', () => {
+  const devs = () => [
+    device({ name: 'mlx5_0', bdf: '0000:9a:00.0' }),
+    device({ name: 'mlx5_1', bdf: null }),
+    device({ name: 'mlx5_2', bdf: '0000:18:00.0' }),
+    device({ name: 'mlx5_10', bdf: '0000:29:00.0' }),
+  ];
+  it('before 2.29.7: libibverbs order (device-name order here)', () => {
+    expect(usedNames(run(devs(), '2.29.2'))).toEqual(['mlx5_0:1', 'mlx5_1:1', 'mlx5_2:1', 'mlx5_10:1']);
+  });
+  it('≥ 2.29.7: by PCI BDF of the device realpath, devices without a path last', () => {
+    const m = run(devs(), '2.29.7');
+    expect(usedNames(m)).toEqual(['mlx5_2:1', 'mlx5_10:1', 'mlx5_0:1', 'mlx5_1:1']);
+    expect(m.selection.ports.find((p) => p.dev === 'mlx5_2')!.ncclIndex).toBe(0);
+  });
+  it('NCCL_IB_DEVICE_PCI_ORDER=0 keeps libibverbs order', () => {
+    expect(usedNames(run(devs(), '2.30.7', { NCCL_IB_DEVICE_PCI_ORDER: '0' }))).toEqual(['mlx5_0:1', 'mlx5_1:1', 'mlx5_2:1', 'mlx5_10:1']);
+  });
+});
+
+describe('merging ports that share a NIC', () => {
+  const dual = () => [
+    device({ name: 'mlx5_0', bdf: '0000:17:00.0', sysImageGuid: 'g17' }),
+    device({ name: 'mlx5_1', bdf: '0000:17:00.1', sysImageGuid: 'g17' }),
+    device({ name: 'mlx5_2', bdf: '0000:31:00.0', sysImageGuid: 'g31' }),
+    device({ name: 'mlx5_3', bdf: '0000:31:00.1', sysImageGuid: 'g31' }),
+  ];
+  it('< 2.20.3: no merging', () => {
+    const m = run(dual(), '2.19.3');
+    expect(m.selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3']);
+  });
+  it('2.20.3–2.23.x: the IB transport merges same path + sys_image_guid + link layer, and logs the merged form', () => {
+    const m = run(dual(), '2.21.5');
+    expect(m.selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0+mlx5_1', 'mlx5_2+mlx5_3']);
+    expect(logOf(m)[0]).toBe('INFO NET/IB : Using [0]={[0] mlx5_0:1/RoCE, [1] mlx5_1:1/RoCE} [1]={[2] mlx5_2:1/RoCE, [3] mlx5_3:1/RoCE} ; OOB ib0:192.168.1.5<0>');
+  });
+  it('2.20.3–2.23.x: a mix of single- and multi-port NICs force-disables merging', () => {
+    const m = run([...dual(), device({ name: 'mlx5_4', bdf: '0000:b1:00.0', sysImageGuid: 'gb1' })], '2.23.4');
+    expect(m.selection.netDevices).toHaveLength(5);
+    expect(m.selection.merge.notes).toContain('Detected a mix of single and multiple-port NICs. Force-disabling NCCL_IB_MERGE_NICS');
+  });
+  it('≥ 2.24.3: the core fuses ports of one NIC into virtual NICs numbered after the physical devices', () => {
+    const m = run([...dual(), device({ name: 'mlx5_4', bdf: '0000:b1:00.0' })], '2.24.3');
+    expect(m.selection.netDevices.map((n) => `${n.index}:${n.name}`)).toEqual(['4:mlx5_4', '5:mlx5_0+mlx5_1', '6:mlx5_2+mlx5_3']);
+    expect(m.selection.ports.find((p) => p.dev === 'mlx5_1')!.netDevice).toBe(5);
+  });
+  it('NCCL_NET_MERGE_LEVEL=LOC (or an unknown value, with NCCL\'s INFO line) stops fusion', () => {
+    expect(run(dual(), '2.28.3', { NCCL_NET_MERGE_LEVEL: 'LOC' }).selection.netDevices).toHaveLength(4);
+    expect(mergeLevelOf('bogus')).toEqual({ level: 'LOC', log: "KV Convert to int : could not find value of 'bogus' in dictionary, falling back to 0" });
+    expect(mergeLevelOf('port')).toEqual({ level: 'PORT', log: null });
+    expect(run(dual(), '2.28.3', { NCCL_NET_MERGE_LEVEL: 'bogus' }).selection.netDevices).toHaveLength(4);
+  });
+  it('NCCL_IB_MERGE_NICS=0 refuses multi-device vNICs: INFO from 2.27.3, WARN before', () => {
+    const a = run(dual(), '2.27.3', { NCCL_IB_MERGE_NICS: '0' });
+    expect(a.selection.merge.refusals[0]).toMatchObject({ level: 'INFO', log: 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0', fatal: false });
+    expect(a.selection.netDevices).toHaveLength(4);
+    expect(run(dual(), '2.24.3', { NCCL_IB_MERGE_NICS: '0' }).selection.merge.refusals[0]!.level).toBe('WARN');
+  });
+  it('InfiniBand and RoCE on one NIC cannot be merged: NCCL WARNs and fails', () => {
+    const vpi = [device({ name: 'mlx5_0', bdf: '0000:17:00.0', ports: [{ ll: 'InfiniBand' }] }), device({ name: 'mlx5_1', bdf: '0000:17:00.1' })];
+    const m = run(vpi, '2.28.3');
+    expect(m.selection.merge.refusals[0]).toMatchObject({ fatal: true, log: 'NET/IB : Attempted to merge incompatible devices: [0]mlx5_0:1/IB and [1]mlx5_1:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA' });
+    expect(m.selection.ports.map((p) => p.usedByNccl)).toEqual([false, false]);
+    expect(m.report.findings.find((f) => f.id === 'IB-015')!.severity).toBe('error');
+  });
+  it('NICs that are not PCI devices all land on the first CPU\'s NIC node and are fused (≥ 2.24.3)', () => {
+    const m = run([device({ name: 'mlx5_0', bdf: 'dir' }), device({ name: 'mlx5_1', bdf: 'dir' })], '2.28.3');
+    expect(m.selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0+mlx5_1']);
+    expect(m.selection.devices[0]!.pciPath).toBe('/sys/class/infiniband/mlx5_0/de00c0');
+  });
+  it('VM layout: NCCL_IB_MERGE_VFS=1 folds different device numbers together; =0 keeps them apart', () => {
+    const vm = [device({ name: 'mlx5_0', bdf: '0000:00:05.0' }), device({ name: 'mlx5_1', bdf: '0000:00:06.0' })];
+    expect(run(vm, '2.28.3').selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0+mlx5_1']);
+    expect(run(vm, '2.28.3').report.findings.map((f) => f.id)).toContain('IB-032');
+    expect(run(vm, '2.28.3', { NCCL_IB_MERGE_VFS: '0' }).selection.netDevices).toHaveLength(2);
+  });
+});
