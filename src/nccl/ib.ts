@@ -470,7 +470,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
     }
     const lls = new Set(members.map((m) => devices[m]!.linkLayer));
     const names = members.map((m) => `[${m}]${devices[m]!.dev}:${devices[m]!.port}/${llLabel(devices[m]!.linkLayer)}`);
-    const where = key.startsWith('first CPU') ? 'not PCI devices, so all attach to the first CPU\'s NIC node' : `share NIC ${key}`;
+    const where = key.startsWith('first CPU') ? 'are not PCI devices, so they all attach to the first CPU\'s NIC node' : `share NIC ${key}`;
     if (inputs.mergeNics.value === 0) {
       const log = profile.ibMergeRefusalInfo ? 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0' : 'NET/IB : Trying to merge multiple devices together when NCCL_IB_MERGE_NICS=0. Please enable it or disable device merging in NCCL.';
       result.refusals.push({ members, log, level: profile.ibMergeRefusalInfo ? 'INFO' : 'WARN', fatal: false });
