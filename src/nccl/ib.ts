@@ -158,7 +158,7 @@ export interface MergeResult {
   notes: string[];
 }
 
-export type TransportStatus = 'ok' | 'no-data' | 'disabled' | 'not-requested' | 'no-oob' | 'oob-unknown' | 'no-device';
+export type TransportStatus = 'ok' | 'no-data' | 'disabled' | 'not-requested' | 'no-oob' | 'oob-unknown' | 'no-device' | 'merge-refused';
 
 export interface IbTransport {
   status: TransportStatus;
@@ -355,6 +355,8 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
 
   // Transport outcome now that the device count is known.
   const transport: IbTransport = { ...pre, certain, orderNote };
+  // Printed once the OOB interface is found, before devices are enumerated.
+  if (pre.status === 'ok' && inputs.hca.raw !== undefined) transport.log.push({ level: 'INFO', text: `NCCL_IB_HCA set to ${inputs.hca.raw}` });
   if (pre.status === 'ok' && devices.length === 0 && certain) {
     transport.status = 'no-device';
     transport.log.push({ level: 'INFO', text: 'NET/IB : No device found.' });
@@ -364,9 +366,20 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
     transport.why = explicitIb
       ? `the IB transport has no device and NCCL_NET=${inputs.net} allows nothing else: initialisation fails ("${profile.netNotFoundLog.replace('%s', inputs.net!)}")`
       : 'the IB transport has no device: NCCL silently uses the Socket transport';
+  } else if (pre.status === 'ok' && devices.length === 0) {
+    // Only ports whose state or link layer is unknown: NCCL may keep some, or fall back to sockets.
+    transport.used = null;
+    transport.network = 'unknown';
+    transport.why = 'every candidate port has an unknown state or link layer: NCCL uses IB if one of them is an ACTIVE InfiniBand/Ethernet port, else sockets';
   } else if (pre.status === 'ok' && devices.length > 0) {
     transport.log.push({ level: 'INFO', text: usingLine(devices, merge, profile, ctx.ibOob) });
     for (const r of merge.refusals) transport.log.push({ level: r.level, text: r.log });
+    if (merge.refusals.some((r) => r.fatal)) {
+      transport.status = 'merge-refused';
+      transport.used = false;
+      transport.network = 'none';
+      transport.why = 'NCCL refuses to fuse InfiniBand and RoCE ports of one NIC into a virtual NIC (ncclInvalidUsage): initialisation fails';
+    }
   }
 
   for (const d of ports) {
@@ -374,11 +387,16 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
       d.usedByNccl = false;
       continue;
     }
-    if (transport.used === false) {
+    if (transport.used === false && transport.status !== 'merge-refused') {
       d.usedByNccl = false;
       const why = `${transport.why}`;
       d.reason = d.kept === true ? `NCCL would keep it, but ${why.charAt(0).toLowerCase()}${why.slice(1)}` : `${d.reason}; and ${why}`;
       d.trace.unshift({ stage: 'transport', verdict: 'skipped', reason: why });
+      continue;
+    }
+    if (transport.status === 'merge-refused') {
+      d.usedByNccl = false;
+      d.reason = d.kept === true ? `NCCL keeps it as device [${d.ncclIndex}], but ${transport.why}` : d.reason;
       continue;
     }
     if (d.kept === null || transport.used === null) {
@@ -386,9 +404,8 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
       if (transport.used === null) d.reason = d.kept === true ? `NCCL keeps it if the IB transport initialises: ${transport.why}` : d.reason;
       continue;
     }
-    const refused = merge.refusals.find((r) => r.fatal && d.ncclIndex !== null && r.members.includes(d.ncclIndex));
-    d.usedByNccl = !refused;
-    d.reason = refused ? `NCCL refuses to merge it with a device of another link layer: initialisation fails` : `NCCL device [${d.ncclIndex}]${d.netDevice !== null && d.netDevice !== d.ncclIndex ? `, NET device ${d.netDevice}` : ''}`;
+    d.usedByNccl = true;
+    d.reason = `NCCL device [${d.ncclIndex}]${d.netDevice !== null && d.netDevice !== d.ncclIndex ? `, NET device ${d.netDevice}` : ''}`;
   }
   return { inputs, transport, ports, devices, netDevices, merge };
 }

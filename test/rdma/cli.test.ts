@@ -92,7 +92,7 @@ describe('ib8-storage: 8 × 400G InfiniBand + two RoCE storage NICs', () => {
     const { code, j } = ib('ib8-storage', '2.28.3', {}, ['--hca', 'mlx_5']);
     expect(code).toBe(1);
     expect(j.transport).toMatchObject({ status: 'no-device', network: 'Socket' });
-    expect(j.transport.log.map((l) => l.text)).toEqual(['NET/IB : No device found.']);
+    expect(j.transport.log.map((l) => l.text)).toEqual(['NCCL_IB_HCA set to mlx_5', 'NET/IB : No device found.']);
   });
 });
 

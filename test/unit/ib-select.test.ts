@@ -79,6 +79,9 @@ describe('ports NCCL keeps', () => {
     expect(m.selection.ports.map((p) => p.usedByNccl)).toEqual([null, null]);
     expect(m.selection.ports[0]!.reason).toMatch(/state unknown \(ENOENT\)/);
     expect(m.selection.transport.certain).toBe(false);
+    expect(m.selection.transport).toMatchObject({ used: null, network: 'unknown' });
+    // One known ACTIVE port settles it.
+    expect(run([device({ name: 'mlx5_0', ports: [{ state: ENOENT }] }), device({ name: 'mlx5_1' })], '2.28.3').selection.transport).toMatchObject({ used: true, network: 'IB' });
   });
   it('NCCL_IB_DISABLE is an integer: 1 disables, "true" is 0 and does not', () => {
     expect(run(devs(), '2.28.3', { NCCL_IB_DISABLE: '1' }).selection.transport).toMatchObject({ status: 'disabled', used: false, network: 'Socket' });
@@ -98,7 +101,7 @@ describe('ports NCCL keeps', () => {
   it('nothing kept: "No device found." and a silent fall back to sockets, unless NCCL_NET=IB', () => {
     const m = run(devs(), '2.28.3', { NCCL_IB_HCA: 'mlx5_9' });
     expect(m.selection.transport).toMatchObject({ status: 'no-device', used: false, network: 'Socket' });
-    expect(logOf(m)).toEqual(['INFO NET/IB : No device found.']);
+    expect(logOf(m)).toEqual(['INFO NCCL_IB_HCA set to mlx5_9', 'INFO NET/IB : No device found.']);
     expect(run(devs(), '2.28.3', { NCCL_IB_HCA: 'mlx5_9', NCCL_NET: 'IB' }).selection.transport.network).toBe('none');
     expect(run(devs(), '2.26.2', { NCCL_IB_HCA: 'mlx5_9', NCCL_NET: 'ib' }).selection.transport.why).toMatch(/"Error: network ib not found\."/);
     expect(run(devs(), '2.27.3', { NCCL_IB_HCA: 'mlx5_9', NCCL_NET: 'IB' }).selection.transport.why).toMatch(/Failed to initialize any NET plugin/);
@@ -128,7 +131,7 @@ describe('ports NCCL keeps', () => {
   });
   it('rail and plane from NCCL_IB_HCA appear in the log line (≥ 2.30.7)', () => {
     const m = run([device({ name: 'mlx5_0' }), device({ name: 'mlx5_1' })], '2.30.7', { NCCL_IB_HCA: 'mlx5_0:1:3:1,mlx5_1::' });
-    expect(logOf(m)[0]).toBe('INFO NET/IB : Using [0]mlx5_0:1:3:1/RoCE [1]mlx5_1:1/RoCE ; OOB ib0:192.168.1.5<0>');
+    expect(logOf(m)).toEqual(['INFO NCCL_IB_HCA set to mlx5_0:1:3:1,mlx5_1::', 'INFO NET/IB : Using [0]mlx5_0:1:3:1/RoCE [1]mlx5_1:1/RoCE ; OOB ib0:192.168.1.5<0>']);
   });
 });
 
@@ -195,6 +198,7 @@ describe('merging ports that share a NIC', () => {
     const m = run(vpi, '2.28.3');
     expect(m.selection.merge.refusals[0]).toMatchObject({ fatal: true, log: 'NET/IB : Attempted to merge incompatible devices: [0]mlx5_0:1/IB and [1]mlx5_1:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA' });
     expect(m.selection.ports.map((p) => p.usedByNccl)).toEqual([false, false]);
+    expect(m.selection.transport).toMatchObject({ status: 'merge-refused', used: false, network: 'none' });
     expect(m.report.findings.find((f) => f.id === 'IB-015')!.severity).toBe('error');
   });
   it('NICs that are not PCI devices all land on the first CPU\'s NIC node and are fused (≥ 2.24.3)', () => {
