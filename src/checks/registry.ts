@@ -2,13 +2,27 @@
 // checks; adding a family means one import and one spread here.
 
 import { arpChecks } from './arp.js';
+import { candidateChecks } from './candidates.js';
 import { envChecks } from './env.js';
+import { gdrChecks } from './gdr.js';
 import { qosChecks } from './qos.js';
+import { rdmaChecks } from './rdma.js';
 import { routingChecks } from './routing.js';
 import { socketChecks } from './socket.js';
+import { topologyChecks } from './topology.js';
 import type { Check } from './types.js';
 
-export const ALL_CHECKS: Check[] = [...socketChecks, ...routingChecks, ...envChecks, ...arpChecks, ...qosChecks];
+export const ALL_CHECKS: Check[] = [
+  ...socketChecks,
+  ...routingChecks,
+  ...envChecks,
+  ...rdmaChecks,
+  ...candidateChecks,
+  ...arpChecks,
+  ...qosChecks,
+  ...gdrChecks,
+  ...topologyChecks,
+];
 
 export function checkById(id: string): Check | undefined {
   return ALL_CHECKS.find((c) => c.id === id);

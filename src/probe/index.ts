@@ -9,6 +9,7 @@ import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';
 import { probeNcclLibrary } from './nccl-lib.js';
+import { probePci } from './pci.js';
 import { probeRdma } from './rdma.js';
 import { Root } from './root.js';
 import { runnerFor, type Runner } from './runner.js';
@@ -96,6 +97,8 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
     warnings,
     ...(opts.rdma === false ? {} : { rdma: probeRdma(root) }),
     ...(kernel ? { kernel } : {}),
+    // PCI functions matter with RDMA (topology checks), so they ride on the same switch.
+    ...(opts.rdma === false ? {} : { pci: probePci(root) }),
   };
 }
 

@@ -171,6 +171,16 @@ const kernelPart = z.object({
   ip6tablesMangle: captured(z.string()),
 });
 
+const pciFunction = z.object({
+  bdf: z.string(),
+  class: z.string(),
+  vendor: z.string(),
+  device: z.string(),
+  numaNode: z.number().nullable(),
+  driver: z.string().nullable(),
+  netdevs: z.array(z.string()),
+});
+
 export const nodeSnapshotSchema = z.object({
   schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('ncclx'), version: z.string() }),
@@ -204,6 +214,13 @@ export const nodeSnapshotSchema = z.object({
   warnings: z.array(z.object({ source: z.string(), message: z.string() })),
   rdma: rdmaPart.optional(),
   kernel: kernelPart.optional(),
+  pci: z
+    .object({
+      present: z.boolean(),
+      nics: z.array(pciFunction),
+      gpus: z.array(pciFunction),
+    })
+    .optional(),
 });
 
 /** Snapshot files larger than this are refused before parsing. */

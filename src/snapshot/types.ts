@@ -5,6 +5,7 @@
 
 import type { ConfFileRecord } from '../nccl/conf.js';
 import type { KernelPart } from './kernel-types.js';
+import type { PciPart } from '../probe/pci.js';
 import type { RdmaPart } from './rdma-types.js';
 
 export const SNAPSHOT_SCHEMA_VERSION = 1;
@@ -132,4 +133,6 @@ export interface NodeSnapshot {
   rdma?: RdmaPart;
   /** ARP/rp_filter sysctls, policy routing, routes, qdiscs and DSCP marking (src/probe/kernel.ts); absent in older snapshots. */
   kernel?: KernelPart;
+  /** Network and GPU PCI functions (src/probe/pci.ts), for topology checks; absent in older snapshots. */
+  pci?: PciPart;
 }

@@ -1,0 +1,79 @@
+// Topology checks (nccl-behavior.md §7): NIC functions with no RDMA device and
+// GPU↔NIC NUMA placement. (RDMA devices off the PCI tree are IB-011, in this family.)
+
+import type { PciPart } from '../probe/pci.js';
+import type { RdmaDevice, RdmaPart } from '../snapshot/rdma-types.js';
+import type { Check, CheckContext, CheckResult } from './types.js';
+
+const okResult = (summary: string): CheckResult => ({ checkId: '', severity: 'ok', summary, evidence: [], why: '', remediation: null, fixIds: [] });
+const unknownResult = (summary: string, why: string): CheckResult => ({ checkId: '', severity: 'unknown', summary, evidence: [], why, remediation: null, fixIds: [] });
+
+const rdmaOf = (ctx: CheckContext) => (ctx.snapshot.rdma as RdmaPart | undefined) ?? null;
+const pciOf = (ctx: CheckContext) => ((ctx.snapshot as { pci?: PciPart }).pci ?? null);
+
+// Vendors whose network functions normally come with an RDMA device.
+const RDMA_VENDORS: Record<string, string> = { '0x15b3': 'NVIDIA/Mellanox (mlx5_ib)', '0x14e4': 'Broadcom (bnxt_re)', '0x1d0f': 'AWS (efa)', '0x8086': 'Intel (irdma)' };
+
+const nicWithoutRdma: Check = {
+  id: 'TOPO-001',
+  title: 'RDMA-capable NIC functions have an RDMA device',
+  family: 'topology',
+  run(ctx) {
+    const rdma = rdmaOf(ctx);
+    const pci = pciOf(ctx);
+    if (!rdma || !pci || !pci.present) return unknownResult('no PCI or RDMA data in this snapshot', 'Cannot compare NIC functions with RDMA devices.');
+    const rdmaBdfs = new Set(rdma.devices.map((d) => d.pci?.bdf).filter((b): b is string => !!b));
+    const rdmaNetdevs = new Set(rdma.devices.flatMap((d) => d.pciNetdevs));
+    const orphans = pci.nics.filter((n) => {
+      const capable = n.class.startsWith('0x0207') || (n.vendor === '0x15b3' && n.class.startsWith('0x02'));
+      return capable && !rdmaBdfs.has(n.bdf) && !n.netdevs.some((nd) => rdmaNetdevs.has(nd));
+    });
+    if (orphans.length === 0) return okResult('every RDMA-capable NIC function has an RDMA device');
+    return orphans.map((n) => ({
+      checkId: '',
+      severity: 'warn' as const,
+      summary: `PCI ${n.bdf} (${RDMA_VENDORS[n.vendor] ?? n.vendor}${n.netdevs.length ? `, netdev ${n.netdevs.join(', ')}` : ''}) has no RDMA device: NCCL's IB transport cannot use it`,
+      evidence: [{ kind: 'file', source: `/sys/bus/pci/devices/${n.bdf}/class`, value: `${n.class} vendor ${n.vendor} driver ${n.driver ?? 'none'}` }],
+      why: 'A NIC without an RDMA device (RDMA driver not loaded, or not passed into the container) is invisible to NCCL_IB_HCA and leaves a rail unused or makes this node differ from its peers.',
+      remediation: n.vendor === '0x15b3' ? 'sudo modprobe mlx5_ib   # and pass /dev/infiniband into the container' : 'Load the NIC vendor\'s RDMA driver',
+      fixIds: [],
+    }));
+  },
+};
+
+const numaPlacement: Check = {
+  id: 'TOPO-002',
+  title: 'Every GPU has an RDMA NIC on its NUMA node',
+  family: 'topology',
+  run(ctx) {
+    const rdma = rdmaOf(ctx);
+    const pci = pciOf(ctx);
+    if (!rdma || !pci) return unknownResult('no PCI or RDMA data in this snapshot', 'Cannot compare GPU and NIC placement.');
+    if (pci.gpus.length === 0 || rdma.devices.length === 0) return okResult(pci.gpus.length === 0 ? 'no NVIDIA GPUs visible: nothing to place' : 'no RDMA devices: nothing to place');
+    const numaOf = (d: RdmaDevice): number | null => {
+      const n = d.pci?.numaNode;
+      return typeof n === 'string' && /^-?\d+$/.test(n) ? Number(n) : null;
+    };
+    const nicNuma = new Map<number, string[]>();
+    for (const d of rdma.devices) {
+      const n = numaOf(d);
+      if (n === null || n < 0) continue;
+      nicNuma.set(n, [...(nicNuma.get(n) ?? []), d.name]);
+    }
+    const gpuNumas = pci.gpus.map((g) => g.numaNode).filter((n): n is number => n !== null && n >= 0);
+    if (nicNuma.size === 0 || gpuNumas.length === 0) return unknownResult('NUMA nodes are not reported (numa_node is -1 or missing)', 'Single-socket platforms and VMs often report -1; placement cannot be judged.');
+    const lonely = [...new Set(gpuNumas)].filter((n) => !nicNuma.has(n));
+    if (lonely.length === 0) return okResult(`GPUs on NUMA ${[...new Set(gpuNumas)].join(', ')} each have RDMA NICs on the same node`);
+    return lonely.map((n) => ({
+      checkId: '',
+      severity: 'warn' as const,
+      summary: `GPUs ${pci.gpus.filter((g) => g.numaNode === n).map((g) => g.bdf).join(', ')} on NUMA ${n} have no RDMA NIC on that node (NICs are on ${[...nicNuma.entries()].map(([k, v]) => `${k}: ${v.join(',')}`).join('; ')})`,
+      evidence: pci.gpus.filter((g) => g.numaNode === n).map((g) => ({ kind: 'file' as const, source: `/sys/bus/pci/devices/${g.bdf}/numa_node`, value: String(n) })),
+      why: 'Traffic from these GPUs crosses the inter-socket link to reach a NIC; NCCL may also disable GPUDirect RDMA for them (distance SYS > PXB).',
+      remediation: 'Check cabling/slot placement; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH shows the GPU↔NIC paths NCCL chose',
+      fixIds: [],
+    }));
+  },
+};
+
+export const topologyChecks: Check[] = [nicWithoutRdma, numaPlacement];
