@@ -131,7 +131,60 @@ export function buildProgram(): Command {
 
   registerIbCommands(program);
 
+  addSourceOptions(
+    program
+      .command('env')
+      .description('print the exports that make NCCL do the right thing on this node')
+      .addOption(new Option('--format <format>', 'output format').choices(['bash', 'fish', 'dotenv', 'json', 'nccl-conf', 'k8s']).default('bash'))
+      .option('--debug', 'add the NCCL debug bundle (NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE, NCCL_TOPO_DUMP_FILE)')
+      .option('--peer-ifaces <list>', "the peer node's RDMA_PEER_IFACES (space- or comma-separated): advertise only the common set")
+      .option('--nccl-version <version>', 'NCCL version to model: X.Y[.Z] or ncclx-X.Y (default: detected on the node)')
+      .option('--uplink-regex <regex>', 'netdevs that look like uplinks, left out of RDMA_PEER_IFACES', '^eth[0-9]+$')
+      .option('--include <netdevs>', 'netdevs always in RDMA_PEER_IFACES (comma list)'),
+  ).action(async (opts: SourceOptions & EnvCommandOptions) => {
+    const [{ makeContext }, { envPlan }, fmt] = await Promise.all([import('./checks/run.js'), import('./commands/env-model.js'), import('./report/env-formats.js')]);
+    let uplinkRegex: RegExp;
+    try {
+      uplinkRegex = new RegExp(opts.uplinkRegex);
+    } catch (e) {
+      throw new UsageError(`--uplink-regex: ${(e as Error).message}`);
+    }
+    const include = opts.include?.split(',').map((x) => x.trim()).filter(Boolean) ?? [];
+    const peer = opts.peerIfaces === undefined ? undefined : opts.peerIfaces.split(/[\s,]+/).filter(Boolean);
+    const snap = await readNode(opts, [], { kernel: true, rdma: true });
+    const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, uplinkRegex, include });
+    const plan = envPlan(ctx, { debug: !!opts.debug, peerIfaces: peer });
+    const format = opts.format as import('./report/env-formats.js').EnvFormat;
+    let body: string;
+    try {
+      body = fmt.formatEnv(plan.vars, format);
+    } catch (e) {
+      if (e instanceof fmt.EnvFormatError) throw new UsageError(e.message);
+      throw e;
+    }
+    const summary = [
+      `ncclx env for ${snap.host.hostname}, NCCL ${ctx.reasoning.choice.version.raw} (${ctx.reasoning.profile.id})`,
+      ...plan.vars.map((v) => `${v.name}: ${v.why}`),
+      ...plan.summary,
+      ...plan.notes.map((n) => `note: ${n}`),
+      `copy to the peer node: ${plan.peerLine}`,
+    ];
+    print(body);
+    // JSON has no comments: the summary goes to standard error there.
+    if (format === 'json') process.stderr.write(summary.map((l) => `# ${l}`).join('\n') + '\n');
+    else print('\n' + summary.map((l) => fmt.commentLine(l, format)).join('\n') + '\n');
+  });
+
   return program;
+}
+
+interface EnvCommandOptions {
+  format: string;
+  debug?: boolean;
+  peerIfaces?: string;
+  ncclVersion?: string;
+  uplinkRegex: string;
+  include?: string;
 }
 
 interface DoctorOptions {

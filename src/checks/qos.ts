@@ -260,6 +260,12 @@ function intendedDscp(ctx: CheckContext, inv: MarkingInventory): number | null {
   return values.length === 1 ? values[0]! : null;
 }
 
+/** The DSCP the site marks for NCCL's NICs, or null when unknown or ambiguous (used by `ncclx env` for NCCL_IB_TC). */
+export function siteIntendedDscp(ctx: CheckContext): number | null {
+  const inv = markingInventory(ctx);
+  return inv && markingKnown(inv) ? intendedDscp(ctx, inv) : null;
+}
+
 function localPortRange(ctx: CheckContext): [number, number] {
   const r = ctx.snapshot.kernel?.localPortRange;
   const m = typeof r === 'string' ? /^(\d+)\s+(\d+)/.exec(r.trim()) : null;

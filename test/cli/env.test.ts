@@ -1,0 +1,69 @@
+// `ncclx env` as a user runs it: the exports, pasted into a shell, set exactly these values.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { link, snapshotOf } from '../unit/helpers.js';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const FIX = join(__dirname, '../fixtures');
+const tmp = mkdtempSync(join(tmpdir(), 'ncclx-env-'));
+const ncclx = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
+
+describe('socket exports with names Linux allows', () => {
+  const odd = "e$x;('1";
+  const file = join(tmp, 'odd.json');
+  writeFileSync(file, JSON.stringify(snapshotOf([link('lo', ['127.0.0.1/8']), link(odd, ['10.0.0.5/24']), link('docker0', ['172.17.0.1/16'])])));
+
+  it('bash: evaluating the output sets the exact values and runs nothing else', () => {
+    const r = ncclx(['env', '--snapshot', file, '--nccl-version', '2.28.3']);
+    expect(r.status).toBe(0);
+    const sh = spawnSync('sh', ['-c', `${r.stdout}\nprintf '%s\\n%s\\n' "$NCCL_SOCKET_IFNAME" "$GLOO_SOCKET_IFNAME"`], { encoding: 'utf8', cwd: tmp });
+    expect(sh.stdout).toBe(`=${odd}\n${odd}\n`);
+    expect(r.stdout).toMatch(/^# copy to the peer node: RDMA_PEER_IFACES=$/m);
+  });
+  it('json on stdout parses; the summary goes to stderr', () => {
+    const r = ncclx(['env', '--snapshot', file, '--format', 'json', '--nccl-version', '2.28.3']);
+    expect(JSON.parse(r.stdout)).toEqual({ NCCL_SOCKET_IFNAME: `=${odd}`, GLOO_SOCKET_IFNAME: odd });
+    expect(r.stderr).toMatch(/^# NCCL_SOCKET_IFNAME: /m);
+  });
+  it('nccl-conf: verbatim NAME=VALUE lines NCCL reads back unchanged', () => {
+    const r = ncclx(['env', '--snapshot', file, '--format', 'nccl-conf', '--nccl-version', '2.28.3']);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual([`NCCL_SOCKET_IFNAME==${odd}`, `GLOO_SOCKET_IFNAME=${odd}`]);
+  });
+  it('a docker0/lo-only choice is replaced by the routable interface', () => {
+    const f2 = join(tmp, 'docker.json');
+    writeFileSync(f2, JSON.stringify(snapshotOf([link('lo', ['127.0.0.1/8']), link('docker0', ['172.17.0.1/16']), link('ens5', ['10.1.0.5/24'])], { env: { NCCL_SOCKET_IFNAME: 'docker' } })));
+    const r = ncclx(['env', '--snapshot', f2, '--format', 'json', '--nccl-version', '2.28.3']);
+    expect(JSON.parse(r.stdout).NCCL_SOCKET_IFNAME).toBe('=ens5');
+  });
+  it('--debug adds the NCCL debug bundle', () => {
+    const j = JSON.parse(ncclx(['env', '--snapshot', file, '--format', 'json', '--debug', '--nccl-version', '2.28.3']).stdout);
+    expect(j).toMatchObject({ NCCL_DEBUG: 'INFO', NCCL_DEBUG_SUBSYS: 'INIT,BOOTSTRAP,ENV,NET,GRAPH' });
+    expect(j.NCCL_DEBUG_FILE).toMatch(/%h/);
+    expect(j.NCCL_TOPO_DUMP_FILE).toBeTruthy();
+  });
+});
+
+describe('RDMA exports on fixture nodes', () => {
+  it('IB node: exact HCA names with ports, one link layer, no placeholder', () => {
+    const j = JSON.parse(ncclx(['env', '--root', join(FIX, 'ib8-storage'), '--format', 'json', '--nccl-version', '2.28.3']).stdout);
+    expect(j.NCCL_IB_HCA).toBe('=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1,mlx5_8:1,mlx5_9:1');
+    expect(j.NCCL_IB_GID_INDEX).toBeUndefined();
+  });
+  it('RoCE before 2.21.5: NCCL_IB_GID_INDEX names the RoCE v2 IPv4 GID; from 2.21.5 the automatic choice is left alone', () => {
+    const old = JSON.parse(ncclx(['env', '--root', join(FIX, 'roce-one-subnet'), '--format', 'json', '--nccl-version', '2.19.3']).stdout);
+    expect(old.NCCL_IB_GID_INDEX).toBe('3');
+    const cur = JSON.parse(ncclx(['env', '--root', join(FIX, 'roce-one-subnet'), '--format', 'json', '--nccl-version', '2.28.3']).stdout);
+    expect(cur.NCCL_IB_GID_INDEX).toBeUndefined();
+    expect(cur.RDMA_PEER_IFACES.split(' ')).toHaveLength(8);
+  });
+  it('--peer-ifaces keeps only the set both nodes have', () => {
+    const r = ncclx(['env', '--root', join(FIX, 'roce-one-subnet'), '--format', 'json', '--nccl-version', '2.28.3', '--peer-ifaces', 'enp12s0np0 enp42s0np0 ens9']);
+    const j = JSON.parse(r.stdout);
+    expect(j.RDMA_PEER_IFACES).toBe('enp12s0np0 enp42s0np0');
+    expect(j.NCCL_IB_HCA).toBe('=mlx5_0:1,mlx5_1:1');
+    expect(r.stderr).toMatch(/the peer advertises ens9/);
+  });
+});
