@@ -4,10 +4,12 @@
 
 import type { Command } from 'commander';
 import { probeNode } from '../probe/index.js';
-import { gidRows, mapRows, renderGids, renderIb, renderMap } from '../report/ib-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
-import { ibModel, type IbOverrides } from './ib-model.js';
+import type { IbOverrides } from './ib-model.js';
+
+// The model and renderers load only when an ib command runs, so other commands start fast.
+const loadIb = () => Promise.all([import('./ib-model.js'), import('../report/ib-text.js')]);
 
 class IbUsageError extends Error {}
 
@@ -78,12 +80,12 @@ function mergedOptions(cmd: Command): IbOptions {
   return out as IbOptions;
 }
 
-function action(run: (snap: NodeSnapshot, o: IbOptions) => number) {
+function action(run: (snap: NodeSnapshot, o: IbOptions) => Promise<number>) {
   return async (_o: IbOptions, cmd: Command) => {
     const o = mergedOptions(cmd);
     try {
       const snap = await readNode(o);
-      process.exitCode = run(snap, o);
+      process.exitCode = await run(snap, o);
     } catch (e) {
       if (!(e instanceof IbUsageError)) throw e;
       process.stderr.write(`ncclx: ${e.message}\n`);
@@ -100,7 +102,8 @@ export function registerIbCommands(program: Command): void {
       .command('ib')
       .description('which RDMA devices, ports and GID indexes NCCL\'s IB transport will use, and why'),
   ).action(
-    action((snap, o) => {
+    action(async (snap, o) => {
+      const [{ ibModel }, { renderIb }] = await loadIb();
       const { report } = ibModel(snap, overrides(o));
       if (o.json) print(JSON.stringify(report, null, 2) + '\n');
       else print(renderIb(report, makeStyle(wantColor(o.color)), !!o.verbose));
@@ -111,7 +114,8 @@ export function registerIbCommands(program: Command): void {
   withOptions(ib.command('gids').description('show_gids-style table of every GID entry, with the one NCCL uses marked'))
     .option('--all', 'include unset (all-zero) entries')
     .action(
-      action((snap, o) => {
+      action(async (snap, o) => {
+        const [{ ibModel }, { gidRows, renderGids }] = await loadIb();
         const { report } = ibModel(snap, overrides(o));
         const rows = gidRows(report, snap.rdma, !!o.all);
         if (o.json) print(JSON.stringify({ ncclVersion: report.ncclVersion, gids: rows }, null, 2) + '\n');
@@ -121,7 +125,8 @@ export function registerIbCommands(program: Command): void {
     );
 
   withOptions(ib.command('map').description('ibdev2netdev-style map: dev port N ==> netdev (Up/Down)')).action(
-    action((snap, o) => {
+    action(async (snap, o) => {
+      const [{ ibModel }, { mapRows, renderMap }] = await loadIb();
       const { report } = ibModel(snap, overrides(o));
       const rows = mapRows(report);
       if (o.json) print(JSON.stringify({ map: rows }, null, 2) + '\n');

@@ -9,8 +9,6 @@ import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';
 import { probeNcclLibrary } from './nccl-lib.js';
-import { probePci } from './pci.js';
-import { probeRdma } from './rdma.js';
 import { Root } from './root.js';
 import { runnerFor, type Runner } from './runner.js';
 
@@ -83,6 +81,9 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   // Resolution is meaningful only on the node itself.
   const resolutions = root.isLive && hosts.length ? await resolveHosts(hosts) : {};
   // Loaded on demand so that paths which skip it do not pay for the module either.
+  // Loaded on demand: explain needs neither, and must start fast.
+  const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root);
+  const pci = opts.rdma === false ? undefined : (await import('./pci.js')).probePci(root);
   const kernel = opts.kernel === false ? undefined : (await import('./kernel.js')).probeKernel(root, runner, { network, env: envPart, resolutions });
   return {
     schemaVersion: SNAPSHOT_SCHEMA_VERSION,
@@ -95,10 +96,10 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
     resolutions,
     ncclLibrary,
     warnings,
-    ...(opts.rdma === false ? {} : { rdma: probeRdma(root) }),
+    ...(rdma ? { rdma } : {}),
     ...(kernel ? { kernel } : {}),
     // PCI functions matter with RDMA (topology checks), so they ride on the same switch.
-    ...(opts.rdma === false ? {} : { pci: probePci(root) }),
+    ...(pci ? { pci } : {}),
   };
 }
 
