@@ -1,7 +1,7 @@
 // `ncclx explain` as data: the three consumers' selections, the trace and the
 // findings, for one snapshot and one set of overrides. Pure.
 
-import { effectiveEnv, type EffectiveEnv, type Origin } from '../nccl/conf.js';
+import { effectiveEnv, originLabel, withFlags, type EffectiveEnv } from '../nccl/conf.js';
 import { socketFindings, type Finding } from '../nccl/socket-findings.js';
 import { selectSocketInterfaces, type ConsumerResult, type SocketContext } from '../nccl/socket.js';
 import { chooseVersion } from '../nccl/version-choice.js';
@@ -30,26 +30,13 @@ export interface ExplainReport {
 
 const INPUT_VARS = ['NCCL_SOCKET_IFNAME', 'NCCL_SOCKET_FAMILY', 'NCCL_COMM_ID', 'NCCL_SOCKET_IPADDR_PREFIX'] as const;
 
-function originLabel(o: Origin | undefined): string {
-  if (!o) return 'unset';
-  if (o.source === 'environment') return 'environment';
-  if (o.source === 'flag') return o.flag;
-  return `${o.path}:${o.line}`;
-}
-
 /** Effective variables with command-line overrides on top (flags beat the environment). */
 export function applyOverrides(env: EffectiveEnv, o: SocketOverrides): EffectiveEnv {
-  const vars = { ...env.vars };
-  const origins = { ...env.origins };
-  const set = (name: string, value: string | undefined, flag: string) => {
-    if (value === undefined) return;
-    vars[name] = value;
-    origins[name] = { source: 'flag', flag };
-  };
-  set('NCCL_SOCKET_IFNAME', o.ifname, '--ifname');
-  set('NCCL_COMM_ID', o.commId, '--comm-id');
-  set('NCCL_SOCKET_FAMILY', o.family, '--family');
-  return { ...env, vars, origins };
+  return withFlags(env, [
+    ['NCCL_SOCKET_IFNAME', o.ifname, '--ifname'],
+    ['NCCL_COMM_ID', o.commId, '--comm-id'],
+    ['NCCL_SOCKET_FAMILY', o.family, '--family'],
+  ]);
 }
 
 export interface ReasoningContext {

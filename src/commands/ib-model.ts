@@ -2,13 +2,13 @@
 // uses it and why, the GID index it picks, and the findings. Pure: one
 // snapshot and one set of overrides in, one IbReport out (docs/ib-json.md).
 
-import { explainOrigin, ibFindings } from '../nccl/ib-findings.js';
+import { ibFindings } from '../nccl/ib-findings.js';
 import type { Finding } from '../nccl/socket-findings.js';
 import { gidIPv4, gidText, parseGid, readGidParams, selectGid, tableLength, typeLabel, type GidOutcome, type GidParams, type GidSelection } from '../nccl/gid.js';
 import { parseNumbered, parseRateGbps, roceMtuFor, selectIbDevices, sysError, sysText, type IbSelection, type PortTrace } from '../nccl/ib.js';
 import { selectSocketInterfaces } from '../nccl/socket.js';
 import { versionString, type Profile } from '../nccl/versions.js';
-import type { EffectiveEnv } from '../nccl/conf.js';
+import { originLabel, withFlags, type EffectiveEnv } from '../nccl/conf.js';
 import type { RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import { reasoningContext } from './explain-model.js';
@@ -126,17 +126,11 @@ export const IB_INPUT_VARS = [
 
 /** Flags beat the environment (and conf files), like explain's overrides. */
 export function applyIbOverrides(env: EffectiveEnv, o: IbOverrides): EffectiveEnv {
-  const vars = { ...env.vars };
-  const origins = { ...env.origins };
-  const set = (name: string, value: string | undefined, flag: string) => {
-    if (value === undefined) return;
-    vars[name] = value;
-    origins[name] = { source: 'flag', flag };
-  };
-  for (const [k, v] of Object.entries(o.set ?? {})) set(k, v, `--set ${k}`);
-  set('NCCL_IB_HCA', o.hca, '--hca');
-  set('NCCL_IB_GID_INDEX', o.gidIndex, '--gid-index');
-  return { ...env, vars, origins };
+  return withFlags(env, [
+    ...Object.entries(o.set ?? {}).map(([k, v]): [string, string, string] => [k, v, `--set ${k}`]),
+    ['NCCL_IB_HCA', o.hca, '--hca'],
+    ['NCCL_IB_GID_INDEX', o.gidIndex, '--gid-index'],
+  ]);
 }
 
 const num = (r: SysfsRead | undefined): number | null => {
@@ -301,7 +295,7 @@ export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
 
   const oobSel = sockets.ibOob.selected[0] ?? null;
   const inputs: IbReport['inputs'] = {};
-  for (const v of IB_INPUT_VARS) inputs[v] = { value: env.vars[v] ?? null, source: explainOrigin(env.origins[v]) };
+  for (const v of IB_INPUT_VARS) inputs[v] = { value: env.vars[v] ?? null, source: originLabel(env.origins[v]) };
 
   const report: IbReport = {
     ncclVersion: versionString(choice.version),

@@ -119,3 +119,23 @@ export function isRelevantVar(name: string): boolean {
     ['MASTER_ADDR', 'MASTER_PORT', 'GLOO_SOCKET_IFNAME', 'TP_SOCKET_IFNAME', 'RDMA_PEER_IFACES', 'HOME', 'UCX_NET_DEVICES'].includes(name)
   );
 }
+
+/** Where a value came from, as reports print it: "environment", "--ifname", "/etc/nccl.conf:3", "unset". */
+export function originLabel(o: Origin | undefined): string {
+  if (!o) return 'unset';
+  if (o.source === 'environment') return 'environment';
+  if (o.source === 'flag') return o.flag;
+  return `${o.path}:${o.line}`;
+}
+
+/** Command-line values on top of the effective environment: flags beat the environment and conf files. */
+export function withFlags(env: EffectiveEnv, values: [name: string, value: string | undefined, flag: string][]): EffectiveEnv {
+  const vars = { ...env.vars };
+  const origins = { ...env.origins };
+  for (const [name, value, flag] of values) {
+    if (value === undefined) continue;
+    vars[name] = value;
+    origins[name] = { source: 'flag', flag };
+  }
+  return { ...env, vars, origins };
+}

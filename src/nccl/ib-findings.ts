@@ -9,7 +9,7 @@ import type { EffectiveEnv, Origin } from './conf.js';
 import { gidFamily, gidIPv4, gidLinkLocal, gidText, gidValid, isZeroGid, parseGid, selectGid, classifyType, type GidParams } from './gid.js';
 import { entryHits, matchHca } from './ib-hca.js';
 import { parseNumbered, sysText, type IbSelection } from './ib.js';
-import type { Finding, Severity } from './socket-findings.js';
+import { dedupeFindings, type Finding, type Severity } from './socket-findings.js';
 import type { ConsumerResult } from './socket.js';
 import { atLeast, versionString, type Profile } from './versions.js';
 
@@ -24,12 +24,6 @@ export interface IbFindingContext {
   oob: ConsumerResult;
 }
 
-export function explainOrigin(o: Origin | undefined): string {
-  if (!o) return 'unset';
-  if (o.source === 'environment') return 'environment';
-  if (o.source === 'flag') return o.flag;
-  return `${o.path}:${o.line}`;
-}
 
 function originText(o: Origin | undefined): string {
   if (!o || o.source === 'environment') return '';
@@ -308,7 +302,7 @@ export function ibFindings(c: IbFindingContext): Finding[] {
 
   // --- GID choice ------------------------------------------------------------------
   out.push(...gidFindings(c, ports, kept));
-  return dedupe(out);
+  return dedupeFindings(out);
 }
 
 /** '10.0.12.1/30' → '10.0.12.0/30'. */
@@ -578,12 +572,3 @@ function gidFindings(c: IbFindingContext, ports: PortRef[], kept: PortRef[]): Fi
   return out;
 }
 
-function dedupe(fs: Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return fs.filter((x) => {
-    const k = `${x.id}|${x.message}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}

@@ -191,7 +191,7 @@ export function socketFindings(f: FindingContext): Finding[] {
       out.push({ id: 'SOCK-023', severity: 'info', message: n.message, fix: `Unset ${n.variable} in the environment if ${n.path} should apply` });
     }
   }
-  return dedupe(out);
+  return dedupeFindings(out);
 }
 
 function parseListForStage(ctx: SocketContext, spec: string): ParsedList {
@@ -340,7 +340,8 @@ function mergeByInterface(fs: Finding[]): Finding[] {
   return out;
 }
 
-function dedupe(fs: Finding[]): Finding[] {
+/** Drop repeated findings (same id and message). */
+export function dedupeFindings(fs: Finding[]): Finding[] {
   const seen = new Set<string>();
   return fs.filter((x) => {
     const k = `${x.id}|${x.message}`;
