@@ -340,7 +340,9 @@ const rootQdisc: Check = {
         continue;
       }
       // Under a multiqueue root (mq), each queue has its own child qdisc.
-      const children = root.handle ? mine.filter((q) => q !== root && q.parent !== undefined && q.parent.startsWith(root.handle!)) : [];
+      // tc prints the default mq as handle "0:" and its children with parent ":1"…":N": compare major numbers, empty = 0.
+      const major = (h: string) => (h.split(':')[0] || '0').replace(/^0+(?=.)/, '');
+      const children = root.handle ? mine.filter((q) => q !== root && q.parent !== undefined && major(q.parent) === major(root.handle!)) : [];
       const kinds = [root, ...children];
       const ev = kinds.map((q) => commandEvidence(kernel.qdiscs, JSON.stringify(q)));
       const shaping = kinds.filter((q) => SHAPING.has(q.kind));

@@ -145,7 +145,6 @@ const EXPECTED: Record<string, Expected> = {
       'SOCK-031:warn': 1, // socket transport: eno1 (default route) with ens2np0, ens5np0, bond0
       'IB-003:warn': 1, // NCCL_IB_HCA unset: mlx5_bond_0 used next to mlx5_2, mlx5_3
     },
-    knownCheckIssues: ['TOPO-001:warn'],
   },
   efa: {
     exit: 0,
@@ -330,11 +329,10 @@ describe('roce-healthy: nothing to report', () => {
   });
 });
 
-describe('known check issues (see the fixture report): these fail today', () => {
+describe('RoCE LAG', () => {
   // mlx5_bond_0 is the RDMA device of both PFs of the RoCE LAG (the kernel removes the second
-  // PF's RDMA device when LAG is active); TOPO-001 only compares PCI functions with the
-  // device's own PCI function and `device/net`, so the second PF looks like a NIC without RDMA.
-  it.fails('roce-bond: TOPO-001 should not flag the second PF of the RoCE LAG', () => {
+  // PF's RDMA device when LAG is active), so the second PF is covered through bond0's members.
+  it('roce-bond: TOPO-001 does not flag the second PF of the RoCE LAG', () => {
     expect(of(runs['roce-bond']!.j, 'TOPO-001').map((r) => r.severity)).toEqual(['ok']);
   });
 });

@@ -61,6 +61,14 @@ describe('QOS-001 root qdisc', () => {
     ];
     expect(severities(check(ctxFor(node({ qdiscs: mq })), 'QOS-001'))).toEqual(['ok']);
   });
+  it('a shaping qdisc under the default mq (parent ":1", as tc prints it) is seen', () => {
+    const mq: TcQdiscJson[] = [
+      { kind: 'mq', handle: '0:', dev: 'eth0', root: true },
+      { kind: 'netem', handle: '8002:', dev: 'eth0', parent: ':1' },
+      { kind: 'fq_codel', handle: '0:', dev: 'eth0', parent: ':2' },
+    ];
+    expect(severities(check(ctxFor(node({ qdiscs: mq })), 'QOS-001'))).toEqual(['warn']);
+  });
   it('tbf on the interface NCCL uses: warning with a quoted tc command; on another interface: ignored', () => {
     const odd = 'e$x;(1';
     const snap = withParts(snapshotOf([link(odd, ['10.1.0.5/24'])], { env: {} }), { kernel: { qdiscs: [{ ...tbf, dev: odd }] } });
