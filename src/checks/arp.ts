@@ -24,11 +24,10 @@ import {
   parseV4Prefix,
   prefixContains,
   prefixText,
-  result,
   routeDevs,
-  unknownResult,
   type V4Prefix,
 } from './routing.js';
+import { result, unknownResult } from './result.js';
 import type { Check, CheckContext, CheckResult, Evidence, Severity } from './types.js';
 
 const CONF_DIR = '/proc/sys/net/ipv4/conf';

@@ -6,6 +6,7 @@
 import { shExport } from '../report/quote.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import { rdmaLinkLayer, rdmaNetdevs } from './rdma-netdevs.js';
+import { ok, result } from './result.js';
 import type { Check, CheckOptions, CheckResult } from './types.js';
 
 export interface CandidateVerdict {
@@ -72,10 +73,10 @@ const candidateSet: Check = {
   family: 'candidates',
   run(ctx) {
     if (!ctx.snapshot.rdma) {
-      return { checkId: '', severity: 'unknown', summary: 'no RDMA data in this snapshot', evidence: [], why: 'The candidate set is built from the RDMA devices.', remediation: null, fixIds: [] };
+      return result('unknown', 'no RDMA data in this snapshot', [], 'The candidate set is built from the RDMA devices.');
     }
     const set = rdmaCandidates(ctx.snapshot, ctx.options);
-    if (set.verdicts.length === 0) return { checkId: '', severity: 'ok', summary: 'no RDMA netdevs: the candidate set is empty', evidence: [], why: '', remediation: null, fixIds: [] };
+    if (set.verdicts.length === 0) return ok('no RDMA netdevs: the candidate set is empty');
     const out: CheckResult[] = [];
     for (const v of set.verdicts.filter((x) => !x.kept && !/uplink/.test(x.reason))) {
       out.push({

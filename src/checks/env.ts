@@ -4,6 +4,7 @@
 import { parseNcclInt } from '../nccl/cint.js';
 import { didYouMean, isKnownVar, KNOWN_VARS } from '../nccl/known-vars.js';
 import { shExport } from '../report/quote.js';
+import { ok } from './result.js';
 import type { Check, CheckContext, CheckResult, Evidence } from './types.js';
 
 function sourceOf(ctx: CheckContext, name: string): Evidence {
@@ -48,7 +49,7 @@ const unknownVars: Check = {
         fixIds: [],
       });
     }
-    if (out.length === 0) out.push({ checkId: '', severity: 'ok', summary: 'every NCCL_* variable is one NCCL reads', evidence: [], why: '', remediation: null, fixIds: [] });
+    if (out.length === 0) out.push(ok('every NCCL_* variable is one NCCL reads'));
     return out;
   },
 };
@@ -85,7 +86,7 @@ const integerParsing: Check = {
         fixIds: [],
       });
     }
-    if (out.length === 0) out.push({ checkId: '', severity: 'ok', summary: 'integer variables parse as written', evidence: [], why: '', remediation: null, fixIds: [] });
+    if (out.length === 0) out.push(ok('integer variables parse as written'));
     return out;
   },
 };

@@ -5,6 +5,7 @@ import { parseNcclInt } from '../nccl/cint.js';
 import { atLeast } from '../nccl/versions.js';
 import { shExport } from '../report/quote.js';
 import type { RdmaPart } from '../snapshot/rdma-types.js';
+import { ok, result } from './result.js';
 import type { Check, CheckContext, CheckResult, Evidence } from './types.js';
 
 function rdmaOf(ctx: CheckContext): RdmaPart | null {
@@ -12,7 +13,7 @@ function rdmaOf(ctx: CheckContext): RdmaPart | null {
 }
 
 function unknown(summary: string): CheckResult {
-  return { checkId: '', severity: 'unknown', summary, evidence: [], why: 'Without the RDMA part of the snapshot ncclx cannot tell whether GPUDirect RDMA works.', remediation: null, fixIds: [] };
+  return result('unknown', summary, [], 'Without the RDMA part of the snapshot ncclx cannot tell whether GPUDirect RDMA works.');
 }
 
 function present(rdma: RdmaPart, path: string): boolean {
@@ -30,7 +31,7 @@ const peerMemory: Check = {
   run(ctx) {
     const rdma = rdmaOf(ctx);
     if (!rdma) return unknown('no RDMA data in this snapshot');
-    if (rdma.devices.length === 0) return { checkId: '', severity: 'ok', summary: 'no RDMA devices: GPUDirect RDMA does not apply', evidence: [], why: '', remediation: null, fixIds: [] };
+    if (rdma.devices.length === 0) return ok('no RDMA devices: GPUDirect RDMA does not apply');
     const profile = ctx.reasoning.profile;
     const v = profile.version;
     const evidence: Evidence[] = [
@@ -39,7 +40,7 @@ const peerMemory: Check = {
     ];
     const found = profile.peerMemPaths.filter((p) => present(rdma, p));
     if (found.length) {
-      return { checkId: '', severity: 'ok', summary: `peer memory available to NCCL ${v.raw} through ${found.join(', ')}`, evidence, why: '', remediation: null, fixIds: [] };
+      return ok(`peer memory available to NCCL ${v.raw} through ${found.join(', ')}`, evidence);
     }
     // NCCL_DMABUF_ENABLE is an NCCL_PARAM integer: `false` reads 0 like `0` does.
     const dmabufOff = parseNcclInt(ctx.reasoning.env.vars['NCCL_DMABUF_ENABLE'], 1).value === 0;
@@ -101,7 +102,7 @@ const versionCaveats: Check = {
         fixIds: [],
       });
     }
-    if (out.length === 0) out.push({ checkId: '', severity: 'ok', summary: `no peer-memory version caveat applies to NCCL ${v.raw}`, evidence: [], why: '', remediation: null, fixIds: [] });
+    if (out.length === 0) out.push(ok(`no peer-memory version caveat applies to NCCL ${v.raw}`));
     return out;
   },
 };
@@ -115,11 +116,11 @@ const gdrLevel: Check = {
   family: 'gdr',
   run(ctx) {
     const raw = ctx.reasoning.env.vars['NCCL_NET_GDR_LEVEL'];
-    if (raw === undefined) return { checkId: '', severity: 'ok', summary: 'NCCL_NET_GDR_LEVEL unset (default distance)', evidence: [], why: '', remediation: null, fixIds: [] };
+    if (raw === undefined) return ok('NCCL_NET_GDR_LEVEL unset (default distance)');
     const v = ctx.reasoning.profile.version;
     const names = GDR_LEVELS.filter(([, since]) => atLeast(v, since)).map(([n]) => n);
     if (/^\d/.test(raw) || names.includes(raw)) {
-      return { checkId: '', severity: 'ok', summary: `NCCL_NET_GDR_LEVEL=${raw} is accepted`, evidence: [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }], why: '', remediation: null, fixIds: [] };
+      return ok(`NCCL_NET_GDR_LEVEL=${raw} is accepted`, [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }]);
     }
     const upper = raw.toUpperCase();
     return {

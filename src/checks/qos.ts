@@ -13,7 +13,8 @@ import { parseNcclInt } from '../nccl/cint.js';
 import { shExport, shJoin } from '../report/quote.js';
 import type { Captured, NftDscpRule, TcQdiscJson } from '../snapshot/kernel-types.js';
 import { rdmaLinkLayer, rdmaNetdevs, rdmaUnknownReason } from './rdma-netdevs.js';
-import { captureFailure, commandEvidence, commandLine, linkOfSelected, NO_KERNEL_PART, result, unknownResult } from './routing.js';
+import { result, unknownResult } from './result.js';
+import { captureFailure, commandEvidence, commandLine, linkOfSelected, NO_KERNEL_PART } from './routing.js';
 import type { Check, CheckContext, CheckResult, Evidence } from './types.js';
 
 // ---------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 // gives each id a title, an "ok" sentence and a why, and maps it to a family.
 
 import { ibModel, type IbModel } from '../commands/ib-model.js';
-import type { Finding } from '../nccl/socket-findings.js';
-import type { Check, CheckContext, CheckResult, Evidence, Family } from './types.js';
+import { findingResults } from './result.js';
+import type { Check, CheckContext, Evidence, Family } from './types.js';
 
 interface Spec {
   id: string;
@@ -63,17 +63,12 @@ function evidenceOf(m: IbModel): Evidence[] {
   return [{ kind: 'value', source: `ncclx model of NCCL ${r.ncclVersion} IB transport`, value: used.length ? `ports used: ${used.join(', ')}` : 'no port used' }];
 }
 
-function results(findings: Finding[], spec: Spec, evidence: Evidence[]): CheckResult[] {
-  if (findings.length === 0) return [{ checkId: spec.id, severity: 'ok', summary: spec.ok, evidence, why: '', remediation: null, fixIds: [] }];
-  return findings.map((f) => ({ checkId: spec.id, severity: f.severity, summary: f.message, evidence, why: spec.why, remediation: f.fix, fixIds: spec.fixIds ?? [] }));
-}
-
 export const rdmaChecks: Check[] = SPECS.map((spec) => ({
   id: spec.id,
   title: spec.title,
   family: spec.family ?? 'rdma',
   run(ctx) {
     const m = modelOf(ctx);
-    return results(m.report.findings.filter((f) => f.id === spec.id), spec, evidenceOf(m));
+    return findingResults(m.report.findings.filter((f) => f.id === spec.id), spec, evidenceOf(m), spec.fixIds);
   },
 }));

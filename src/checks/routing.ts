@@ -10,6 +10,7 @@ import { shExport, shJoin } from '../report/quote.js';
 import type { Captured, IpRouteJson } from '../snapshot/kernel-types.js';
 import type { AddressInfo, Family } from '../snapshot/types.js';
 import { rdmaNetdevs } from './rdma-netdevs.js';
+import { result, unknownResult } from './result.js';
 import type { Check, CheckContext, CheckResult, Evidence, Severity } from './types.js';
 
 // ---------------------------------------------------------------------------
@@ -17,14 +18,6 @@ import type { Check, CheckContext, CheckResult, Evidence, Severity } from './typ
 
 export const NO_KERNEL_PART =
   'this snapshot has no kernel part (it was taken by an ncclx without the kernel probe): re-take it with `ncclx snapshot` or run doctor on the node';
-
-export function result(severity: Severity, summary: string, evidence: Evidence[], why: string, remediation: string | null = null, fixIds: string[] = []): CheckResult {
-  return { checkId: '', severity, summary, evidence, why, remediation, fixIds };
-}
-
-export function unknownResult(summary: string, reason: string, evidence: Evidence[] = []): CheckResult {
-  return result('unknown', `${summary}: ${reason}`, evidence, 'ncclx could not read what this check needs, so it cannot say whether the node is healthy here.');
-}
 
 /** The command line as a user would type it. */
 export function commandLine(c: { argv: string[] }): string {

@@ -59,7 +59,3 @@ export function runDoctor(checks: Check[], ctx: CheckContext): DoctorRun {
   const results = checks.flatMap((c) => runCheck(c, ctx));
   return { results, checks, context: ctx };
 }
-
-export function ok(summary: string, evidence: CheckResult['evidence'] = []): CheckResult {
-  return { checkId: '', severity: 'ok', summary, evidence, why: '', remediation: null, fixIds: [] };
-}

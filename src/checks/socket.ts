@@ -3,7 +3,8 @@
 
 import { socketFindings, type Finding } from '../nccl/socket-findings.js';
 import type { ConsumerResult } from '../nccl/socket.js';
-import type { Check, CheckContext, CheckResult, Evidence } from './types.js';
+import { findingResults } from './result.js';
+import type { Check, CheckContext, Evidence } from './types.js';
 
 interface SocketCheckSpec {
   id: string;
@@ -57,12 +58,6 @@ export function socketFindingsOf(ctx: CheckContext): Finding[] {
   return ctx.memo('socketFindings', () =>
     socketFindings({ ctx: ctx.reasoning.socketCtx, selection: ctx.selection, env: ctx.reasoning.env, versionAssumed: ctx.reasoning.choice.assumed }),
   );
-}
-
-/** Adapt explain-style findings (error/warn/info) into check results for one check. */
-export function findingResults(findings: Finding[], spec: SocketCheckSpec, evidence: Evidence[], fixIds: (f: Finding) => string[] = () => []): CheckResult[] {
-  if (findings.length === 0) return [{ checkId: spec.id, severity: 'ok', summary: spec.ok, evidence, why: '', remediation: null, fixIds: [] }];
-  return findings.map((f) => ({ checkId: spec.id, severity: f.severity, summary: f.message, evidence, why: spec.why, remediation: f.fix, fixIds: fixIds(f) }));
 }
 
 export const socketChecks: Check[] = SPECS.map((spec) => ({

@@ -4,10 +4,10 @@
 import type { PciPart } from '../probe/pci.js';
 import type { RdmaDevice, RdmaPart } from '../snapshot/rdma-types.js';
 import { rdmaNetdevs } from './rdma-netdevs.js';
+import { ok, result } from './result.js';
 import type { Check, CheckContext, CheckResult } from './types.js';
 
-const okResult = (summary: string): CheckResult => ({ checkId: '', severity: 'ok', summary, evidence: [], why: '', remediation: null, fixIds: [] });
-const unknownResult = (summary: string, why: string): CheckResult => ({ checkId: '', severity: 'unknown', summary, evidence: [], why, remediation: null, fixIds: [] });
+const unknownBecause = (summary: string, why: string): CheckResult => result('unknown', summary, [], why);
 
 const rdmaOf = (ctx: CheckContext) => (ctx.snapshot.rdma as RdmaPart | undefined) ?? null;
 const pciOf = (ctx: CheckContext) => ((ctx.snapshot as { pci?: PciPart }).pci ?? null);
@@ -22,7 +22,7 @@ const nicWithoutRdma: Check = {
   run(ctx) {
     const rdma = rdmaOf(ctx);
     const pci = pciOf(ctx);
-    if (!rdma || !pci || !pci.present) return unknownResult('no PCI or RDMA data in this snapshot', 'Cannot compare NIC functions with RDMA devices.');
+    if (!rdma || !pci || !pci.present) return unknownBecause('no PCI or RDMA data in this snapshot', 'Cannot compare NIC functions with RDMA devices.');
     const rdmaBdfs = new Set(rdma.devices.map((d) => d.pci?.bdf).filter((b): b is string => !!b));
     // Netdevs an RDMA port carries, and the members of bonds among them: the second port of a
     // RoCE LAG has no RDMA device of its own, because mlx5_bond_0 serves both functions.
@@ -32,7 +32,7 @@ const nicWithoutRdma: Check = {
       const capable = n.class.startsWith('0x0207') || (n.vendor === '0x15b3' && n.class.startsWith('0x02'));
       return capable && !rdmaBdfs.has(n.bdf) && !n.netdevs.some((nd) => rdmaNetdevSet.has(nd));
     });
-    if (orphans.length === 0) return okResult('every RDMA-capable NIC function has an RDMA device');
+    if (orphans.length === 0) return ok('every RDMA-capable NIC function has an RDMA device');
     return orphans.map((n) => ({
       checkId: '',
       severity: 'warn' as const,
@@ -52,8 +52,8 @@ const numaPlacement: Check = {
   run(ctx) {
     const rdma = rdmaOf(ctx);
     const pci = pciOf(ctx);
-    if (!rdma || !pci || !pci.present) return unknownResult('no PCI or RDMA data in this snapshot (/sys/bus/pci/devices not readable)', 'Cannot compare GPU and NIC placement.');
-    if (pci.gpus.length === 0 || rdma.devices.length === 0) return okResult(pci.gpus.length === 0 ? 'no NVIDIA GPUs visible: nothing to place' : 'no RDMA devices: nothing to place');
+    if (!rdma || !pci || !pci.present) return unknownBecause('no PCI or RDMA data in this snapshot (/sys/bus/pci/devices not readable)', 'Cannot compare GPU and NIC placement.');
+    if (pci.gpus.length === 0 || rdma.devices.length === 0) return ok(pci.gpus.length === 0 ? 'no NVIDIA GPUs visible: nothing to place' : 'no RDMA devices: nothing to place');
     const numaOf = (d: RdmaDevice): number | null => {
       const n = d.pci?.numaNode;
       return typeof n === 'string' && /^-?\d+$/.test(n) ? Number(n) : null;
@@ -66,11 +66,11 @@ const numaPlacement: Check = {
     }
     const gpuNumas = pci.gpus.map((g) => g.numaNode).filter((n): n is number => n !== null && n >= 0);
     if (nicNuma.size === 0 && rdma.devices.every((d) => !d.pci)) {
-      return unknownResult('no RDMA device sits on the PCI tree (see IB-011), so NIC NUMA nodes are unknown', 'Placement cannot be judged without the NICs\' PCI functions.');
+      return unknownBecause('no RDMA device sits on the PCI tree (see IB-011), so NIC NUMA nodes are unknown', 'Placement cannot be judged without the NICs\' PCI functions.');
     }
-    if (nicNuma.size === 0 || gpuNumas.length === 0) return unknownResult('NUMA nodes are not reported (numa_node is -1 or missing)', 'Single-socket platforms and VMs often report -1; placement cannot be judged.');
+    if (nicNuma.size === 0 || gpuNumas.length === 0) return unknownBecause('NUMA nodes are not reported (numa_node is -1 or missing)', 'Single-socket platforms and VMs often report -1; placement cannot be judged.');
     const lonely = [...new Set(gpuNumas)].filter((n) => !nicNuma.has(n));
-    if (lonely.length === 0) return okResult(`GPUs on NUMA ${[...new Set(gpuNumas)].join(', ')} each have RDMA NICs on the same node`);
+    if (lonely.length === 0) return ok(`GPUs on NUMA ${[...new Set(gpuNumas)].join(', ')} each have RDMA NICs on the same node`);
     return lonely.map((n) => ({
       checkId: '',
       severity: 'warn' as const,
