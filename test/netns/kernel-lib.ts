@@ -7,14 +7,13 @@
 // The gate, the private dist/ copy and `sh` come from ./lib.ts, shared with
 // the other namespace suites.
 
-import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, it } from 'vitest';
-import { cliPath, gate, removeCliCopy, RUN_ID, sh } from './lib.js';
+import { cliPath, gate, removeCliCopy, RUN_ID, runJson, sh } from './lib.js';
 
 const OVERLAY = fileURLToPath(new URL('./kernel-overlay.mjs', import.meta.url));
 
@@ -198,36 +197,14 @@ export interface DoctorRun {
  * doctor ARGS` with a clean environment (PATH, HOME, NCCL_CONF_FILE and the
  * given variables). With `fixture`, /sys/class/infiniband is the fixture.
  */
-export function doctor(k: KNamespace, args: string[], env: Record<string, string> = {}, fixture?: string): Promise<DoctorRun> {
+export async function doctor(k: KNamespace, args: string[], env: Record<string, string> = {}, fixture?: string): Promise<DoctorRun> {
   const cli = [process.execPath, cliPath(), 'doctor', ...args];
   const argv = fixture
     ? ['ip', 'netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, OVERLAY, fixture, join(k.dir, 'overlay'), '--', ...cli]
     : ['ip', 'netns', 'exec', k.ns, ...cli];
   const emptyConf = join(k.dir, 'empty-nccl.conf');
   writeFileSync(emptyConf, '');
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), {
-      env: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: k.dir, NCCL_CONF_FILE: emptyConf, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let json: DoctorJson | null = null;
-      try {
-        json = JSON.parse(stdout) as DoctorJson;
-      } catch {
-        json = null;
-      }
-      resolve({ code, stdout, stderr, json, of: (id) => (json?.results ?? []).filter((r) => r.id === id) });
-    });
-  });
+  const env2 = { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: k.dir, NCCL_CONF_FILE: emptyConf, ...env };
+  const r = await runJson<DoctorJson>(argv, env2);
+  return { ...r, of: (id) => (r.json?.results ?? []).filter((x) => x.id === id) };
 }

@@ -385,12 +385,17 @@ export interface RunResult {
  * environment: PATH, HOME (a temp dir), and the given variables only. A value
  * of null leaves the variable unset.
  */
-export function runExplain(ns: string, args: string[], env: Record<string, string>): Promise<RunResult> {
+export async function runExplain(ns: string, args: string[], env: Record<string, string>): Promise<RunResult> {
+  return runJson<ExplainJson>(['ip', 'netns', 'exec', ns, process.execPath, cliPath(), 'explain', '--json', ...args], env);
+}
+
+/**
+ * Run argv (no shell) with exactly `env`, killed after 30 s; stdout parsed as
+ * JSON when it is JSON (json is null otherwise, so tests can assert on it).
+ */
+export function runJson<T>(argv: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, cliPath(), 'explain', '--json', ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -402,9 +407,9 @@ export function runExplain(ns: string, args: string[], env: Record<string, strin
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      let json: ExplainJson | null = null;
+      let json: T | null = null;
       try {
-        json = JSON.parse(stdout) as ExplainJson;
+        json = JSON.parse(stdout) as T;
       } catch {
         json = null;
       }
