@@ -1,0 +1,74 @@
+// The shapes of `ncclx fix`. A fix is a plan of operations; an operation is
+// plain data (so a plan can be printed, saved, reviewed and applied exactly as
+// reviewed, and a journal can undo it later in another process). What an
+// operation does — read, apply, verify, undo — lives in ops.ts, by kind.
+
+/** A DSCP marking selector: what identifies the job's socket traffic. */
+export type MarkSelector =
+  | { by: 'oif'; iface: string }
+  | { by: 'daddr'; prefix: string; family: 4 | 6 }
+  | { by: 'uid'; uid: number }
+  | { by: 'cgroup'; path: string }
+  | { by: 'ports'; lo: number; hi: number; dir: 'dport' | 'sport' };
+
+export type OpSpec =
+  /** Write /proc/sys/<key> (slash-separated: interface names may contain dots). */
+  | { kind: 'sysctl'; key: string; value: string }
+  /** Replace a whole file (sysctl.d drop-in). Undo restores the old content or removes it. */
+  | { kind: 'file'; path: string; content: string; mode: number }
+  /** Merge KEY=value lines into an NCCL config file, keeping every other line. */
+  | { kind: 'nccl-conf'; path: string; vars: { name: string; value: string }[] }
+  | { kind: 'ip-rule'; from: string; table: number; priority?: number }
+  /** A route in a per-NIC table: `ip route replace <dst> dev <dev> src <src> table <table>`. */
+  | { kind: 'ip-route'; dst: string; dev: string; src: string; table: number }
+  /** An nftables table of ncclx's own that sets DSCP on matching egress packets. */
+  | { kind: 'nft-mark'; table: string; dscp: number; selectors: MarkSelector[] }
+  /** Fallback when nft is missing: an iptables (and ip6tables) mangle chain of ncclx's own. */
+  | { kind: 'iptables-mark'; chain: string; dscp: number; selectors: MarkSelector[]; ipv6: boolean }
+  /** A root priority scheduler that puts packets marked `dscp` first. */
+  | { kind: 'qdisc'; dev: string; scheduler: 'prio' | 'htb'; dscp: number; rateMbit?: number };
+
+export type OpKind = OpSpec['kind'];
+
+/** What the node held before an operation, as the operation reads it. */
+export type Before = unknown;
+
+export interface Fix {
+  /** Stable id, as in doctor results' fixIds: arp-sysctl, rp-filter, policy-routing, dscp-marking, qdisc-priority, nccl-conf. */
+  id: string;
+  title: string;
+  /** The doctor results this fix resolves (check id and summary). */
+  resolves: { checkId: string; severity: string; summary: string }[];
+  ops: OpSpec[];
+  /** What the plan chose and why (scheduler picked, values, …). */
+  notes: string[];
+  /** Why this fix cannot be applied as planned (e.g. a non-default root qdisc without --force), or null. */
+  blocked: string | null;
+}
+
+export interface FixPlan {
+  schema: 'ncclx.fix-plan/v1';
+  host: string;
+  /** Every fix the doctor proposes, applicable or not. */
+  fixes: Fix[];
+}
+
+/** One step of an apply or a rollback, for progress displays (text and TUI). */
+export type ApplyEvent =
+  | { type: 'journal'; path: string }
+  | { type: 'op-start'; index: number; op: OpSpec; text: string }
+  | { type: 'op-done'; index: number; op: OpSpec; text: string; changed: boolean }
+  | { type: 'op-failed'; index: number; op: OpSpec; text: string; error: string }
+  | { type: 'undo-start'; index: number; op: OpSpec; text: string }
+  | { type: 'undo-done'; index: number; op: OpSpec; text: string }
+  | { type: 'undo-failed'; index: number; op: OpSpec; text: string; error: string };
+
+export interface ApplyOutcome {
+  /** applied: every op in place; unchanged: everything was already in place; rolled-back: a failure was undone; rollback-failed: undo itself failed (see journal). */
+  status: 'applied' | 'unchanged' | 'rolled-back' | 'rollback-failed';
+  journal: string | null;
+  changed: number;
+  unchanged: number;
+  failure: { index: number; text: string; error: string } | null;
+  undoErrors: string[];
+}
