@@ -140,7 +140,7 @@ export function sharedSubnets(ctx: CheckContext): SharedSubnet[] {
 }
 
 /** Netdevs of the shared groups, once each with the addresses they hold in a group. */
-function memberNetdevs(groups: SharedSubnet[]): { netdev: string; addrs: AddressInfo[]; group: SharedSubnet }[] {
+export function memberNetdevs(groups: SharedSubnet[]): { netdev: string; addrs: AddressInfo[]; group: SharedSubnet }[] {
   const out = new Map<string, { netdev: string; addrs: AddressInfo[]; group: SharedSubnet }>();
   for (const g of groups) {
     for (const m of g.members) {
@@ -235,7 +235,7 @@ function decisionEvidence(kernel: KernelPart, d: RouteDecision): Evidence[] {
 }
 
 /** Per member address: does traffic from it go back out through its own NIC? Memoised per run. */
-function decisions(ctx: CheckContext): Map<string, RouteDecision> | { error: string } {
+export function decisions(ctx: CheckContext): Map<string, RouteDecision> | { error: string } {
   return ctx.memo('arp.decisions', () => {
     const kernel = ctx.snapshot.kernel!;
     if (!kernel.rules.ok) return { error: captureFailure(kernel.rules) };
@@ -250,7 +250,7 @@ function decisions(ctx: CheckContext): Map<string, RouteDecision> | { error: str
 }
 
 /** Unused table ids from 100 on, for the remediation's per-NIC tables. */
-function freeTables(kernel: KernelPart, n: number): number[] {
+export function freeTables(kernel: KernelPart, n: number): number[] {
   const used = new Set<string>();
   if (kernel.rules.ok) for (const r of kernel.rules.data) if (r.table) used.add(r.table);
   if (kernel.routes.ok) for (const r of kernel.routes.data) if (r.table) used.add(r.table);
@@ -305,6 +305,51 @@ function memberHealthy(ctx: CheckContext, netdev: string): boolean {
   return addrs.every((a) => d.get(a.address)?.dev === netdev);
 }
 
+export interface ArpSettings {
+  problems: string[];
+  /** The writes that make arp_announce=2, arp_ignore=1|2 and arp_filter=1 effective on the netdev. */
+  settings: [string, ConfKey, number][];
+  severity: Severity;
+  evidence: Evidence[];
+}
+
+/** What ARP-002 finds on one netdev and the sysctl writes that fix it (shared with `ncclx fix`). */
+export function arpSettings(kernel: KernelPart, netdev: string): ArpSettings | { unreadable: string; evidence: Evidence[] } {
+  const evidence: Evidence[] = [];
+  const problems: string[] = [];
+  const settings: [string, ConfKey, number][] = [];
+  let severity: Severity = 'ok';
+  const raise = (s: Severity) => {
+    if (s === 'error' || (s === 'warn' && severity !== 'error')) severity = s;
+  };
+  for (const key of ['arp_announce', 'arp_ignore', 'arp_filter'] as const) {
+    const v = effectiveValue(kernel, netdev, key);
+    if ('error' in v) return { unreadable: v.error, evidence };
+    evidence.push(...confEvidence(netdev, v));
+    if (key === 'arp_announce' && v.effective !== 2) {
+      problems.push(`arp_announce=${v.effective}: ARP requests may carry another NIC's address, so peers cache that address with this NIC's MAC`);
+      // max(all, if): a higher `all` (no value above 2 exists) cannot be the cause; the interface value is.
+      settings.push([netdev, key, 2]);
+      raise('error');
+    }
+    if (key === 'arp_ignore' && v.effective !== 1 && v.effective !== 2) {
+      problems.push(
+        v.effective === 8 ? 'arp_ignore=8: this NIC answers no ARP request at all' : `arp_ignore=${v.effective}: this NIC answers ARP for addresses of the other NICs`,
+      );
+      // max(all, if): a high `all` value has to come down too.
+      if (v.all > 2) settings.push(['all', key, 1]);
+      settings.push([netdev, key, 1]);
+      raise('error');
+    }
+    if (key === 'arp_filter' && v.effective !== 1) {
+      problems.push('arp_filter=0: replies are not limited to the NIC the kernel would route back through');
+      settings.push([netdev, key, 1]);
+      raise('warn');
+    }
+  }
+  return { problems, settings, severity, evidence };
+}
+
 const arpSysctls: Check = {
   id: 'ARP-002',
   title: 'arp_announce=2, arp_ignore=1, arp_filter=1 on RDMA netdevs sharing a subnet',
@@ -320,47 +365,12 @@ const arpSysctls: Check = {
     const good: string[] = [];
     const dec = decisions(ctx);
     for (const { netdev, addrs } of memberNetdevs(sharedSubnets(ctx))) {
-      const ev: Evidence[] = [];
-      const problems: string[] = [];
-      const settings: [string, ConfKey, number][] = [];
-      let severity: Severity = 'ok';
-      const raise = (s: Severity) => {
-        if (s === 'error' || (s === 'warn' && severity !== 'error')) severity = s;
-      };
-      let unreadable: string | null = null;
-      for (const key of ['arp_announce', 'arp_ignore', 'arp_filter'] as const) {
-        const v = effectiveValue(kernel, netdev, key);
-        if ('error' in v) {
-          unreadable = v.error;
-          break;
-        }
-        ev.push(...confEvidence(netdev, v));
-        if (key === 'arp_announce' && v.effective !== 2) {
-          problems.push(`arp_announce=${v.effective}: ARP requests may carry another NIC's address, so peers cache that address with this NIC's MAC`);
-          settings.push([netdev, key, 2]);
-          raise('error');
-        }
-        if (key === 'arp_ignore' && v.effective !== 1 && v.effective !== 2) {
-          problems.push(
-            v.effective === 8
-              ? 'arp_ignore=8: this NIC answers no ARP request at all'
-              : `arp_ignore=${v.effective}: this NIC answers ARP for addresses of the other NICs`,
-          );
-          // max(all, if): a high `all` value has to come down too.
-          if (v.all > 2) settings.push(['all', key, 1]);
-          settings.push([netdev, key, 1]);
-          raise('error');
-        }
-        if (key === 'arp_filter' && v.effective !== 1) {
-          problems.push('arp_filter=0: replies are not limited to the NIC the kernel would route back through');
-          settings.push([netdev, key, 1]);
-          raise('warn');
-        }
-      }
-      if (unreadable) {
-        out.push(unknownResult(`ARP sysctls of ${netdev}`, unreadable, ev));
+      const need = arpSettings(kernel, netdev);
+      if ('unreadable' in need) {
+        out.push(unknownResult(`ARP sysctls of ${netdev}`, need.unreadable, need.evidence));
         continue;
       }
+      const { problems, settings, severity, evidence: ev } = need;
       if (problems.length === 0) {
         good.push(netdev);
         continue;

@@ -281,7 +281,7 @@ function commIdPort(ctx: CheckContext): number | null {
 }
 
 /** The interfaces NCCL's sockets use (all three consumers). */
-function socketLinks(ctx: CheckContext): string[] {
+export function socketLinks(ctx: CheckContext): string[] {
   const s = ctx.selection;
   return [...new Set([...s.socket.selected, ...s.bootstrap.selected, ...s.ibOob.selected].map((x) => linkOfSelected(ctx, x)))];
 }
