@@ -28,6 +28,12 @@ export interface ProbeOptions {
   kernel?: boolean;
   /** Read /sys/class/infiniband (every GID table). Default true; commands that do not look at RDMA can pass false. */
   rdma?: boolean;
+  /**
+   * Called before each part is read, with what is being read (for a progress
+   * display). When given, the probe also yields to the event loop after each
+   * call so the display can draw; without it nothing changes.
+   */
+  onStep?: (what: string) => void;
 }
 
 export function toolVersion(): string {
@@ -73,17 +79,30 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   const env = opts.env ?? process.env;
   const runner = opts.runner ?? runnerFor(root);
   const warnings: ProbeWarning[] = [];
+  const onStep = opts.onStep;
+  const step = onStep
+    ? async (what: string) => {
+        onStep(what);
+        await new Promise<void>((r) => setImmediate(r));
+      }
+    : async () => {};
+  await step('links and addresses');
   const network = probeNetwork(root, runner, warnings);
+  await step('NCCL environment and conf files');
   const envPart = probeEnv(root, env);
+  await step('NCCL library');
   const ncclLibrary = probeNcclLibrary(root, runner, env);
   const host = opts.fullHost ? await fullHost(root) : quickHost(root);
   const hosts = hostsToResolve([envPart.process['NCCL_COMM_ID'], envPart.process['MASTER_ADDR'], ...(opts.extraHosts ?? []), ...confValues(envPart.confFiles, 'NCCL_COMM_ID')]);
   // Resolution is meaningful only on the node itself.
+  if (root.isLive && hosts.length) await step(`resolving ${hosts.join(', ')}`);
   const resolutions = root.isLive && hosts.length ? await resolveHosts(hosts) : {};
-  // Loaded on demand so that paths which skip it do not pay for the module either.
-  // Loaded on demand: explain needs neither, and must start fast.
+  // Loaded on demand: explain needs neither the RDMA nor the kernel part, and must start fast.
+  if (opts.rdma !== false) await step('RDMA devices, ports and GID tables');
   const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root);
+  if (opts.rdma !== false) await step('PCI devices');
   const pci = opts.rdma === false ? undefined : (await import('./pci.js')).probePci(root);
+  if (opts.kernel !== false) await step('sysctls, routes, qdiscs and firewall rules');
   const kernel = opts.kernel === false ? undefined : (await import('./kernel.js')).probeKernel(root, runner, { network, env: envPart, resolutions });
   return {
     schemaVersion: SNAPSHOT_SCHEMA_VERSION,
