@@ -14,10 +14,13 @@ export type MarkSelector =
 export type OpSpec =
   /** Write /proc/sys/<key> (slash-separated: interface names may contain dots). */
   | { kind: 'sysctl'; key: string; value: string }
-  /** Replace a whole file (sysctl.d drop-in). Undo restores the old content or removes it. */
-  | { kind: 'file'; path: string; content: string; mode: number }
-  /** Merge KEY=value lines into an NCCL config file, keeping every other line. */
-  | { kind: 'nccl-conf'; path: string; vars: { name: string; value: string }[] }
+  /**
+   * Write a whole file (the sysctl.d drop-in, nccl.conf). The content is merged
+   * at plan time from what the file held then (`expect`: its sha256, null when
+   * absent); if the file changed since, the apply refuses rather than lose it.
+   * Undo restores the old content or removes the file.
+   */
+  | { kind: 'file'; path: string; content: string; mode: number; expect: string | null; what: string }
   | { kind: 'ip-rule'; from: string; table: number; priority?: number }
   /** A route in a per-NIC table: `ip route replace <dst> dev <dev> src <src> table <table>`. */
   | { kind: 'ip-route'; dst: string; dev: string; src: string; table: number }
@@ -26,7 +29,12 @@ export type OpSpec =
   /** Fallback when nft is missing: an iptables (and ip6tables) mangle chain of ncclx's own. */
   | { kind: 'iptables-mark'; chain: string; dscp: number; selectors: MarkSelector[]; ipv6: boolean }
   /** A root priority scheduler that puts packets marked `dscp` first. */
-  | { kind: 'qdisc'; dev: string; scheduler: 'prio' | 'htb'; dscp: number; rateMbit?: number };
+  /**
+   * A root priority scheduler that puts packets marked `dscp` first. `replaces`
+   * is the root qdisc kind the plan saw (a kernel default, handle 0:); if the
+   * root is something else at apply time, the apply refuses.
+   */
+  | { kind: 'qdisc'; dev: string; scheduler: 'prio' | 'htb'; dscp: number; rateMbit?: number; replaces: string };
 
 export type OpKind = OpSpec['kind'];
 
@@ -64,8 +72,12 @@ export type ApplyEvent =
   | { type: 'undo-failed'; index: number; op: OpSpec; text: string; error: string };
 
 export interface ApplyOutcome {
-  /** applied: every op in place; unchanged: everything was already in place; rolled-back: a failure was undone; rollback-failed: undo itself failed (see journal). */
-  status: 'applied' | 'unchanged' | 'rolled-back' | 'rollback-failed';
+  /**
+   * applied: every op in place; unchanged: everything was already in place;
+   * refused: a check made before any change failed (nothing changed, no journal);
+   * rolled-back: an op failed and everything done was undone; rollback-failed: an undo failed too (see the journal).
+   */
+  status: 'applied' | 'unchanged' | 'refused' | 'rolled-back' | 'rollback-failed';
   journal: string | null;
   changed: number;
   unchanged: number;

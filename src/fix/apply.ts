@@ -1,0 +1,205 @@
+// Applying a plan: read every operation's current state first (a refusal or
+// an unreadable state stops the apply before anything changes), write the
+// journal, then apply, verify and record each operation in order. When one
+// fails or does not verify, everything done so far is undone in reverse order
+// from the recorded states, and each undo is checked against them.
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Host } from './host.js';
+import { handler, OpError } from './ops.js';
+import type { ApplyEvent, ApplyOutcome, Fix, OpSpec } from './types.js';
+
+export const DEFAULT_JOURNAL_DIR = '/var/lib/ncclx';
+
+export type OpState = 'pending' | 'applying' | 'applied' | 'unchanged' | 'failed' | 'undone' | 'undo-failed' | 'skipped';
+
+export interface JournalOp {
+  fix: string;
+  op: OpSpec;
+  text: string;
+  state: OpState;
+  /** The state read just before the change: what undo restores. */
+  before?: unknown;
+  error?: string;
+}
+
+export interface Journal {
+  schema: 'ncclx.fix-journal/v1';
+  host: string;
+  created: string;
+  updated: string;
+  status: 'applying' | 'applied' | 'rolled-back' | 'rollback-failed';
+  fixes: string[];
+  ops: JournalOp[];
+}
+
+export class JournalError extends Error {}
+
+export interface ApplyOptions {
+  host: Host;
+  hostname: string;
+  /** Journal path; default DEFAULT_JOURNAL_DIR/fix-<time>-<pid>.json. */
+  journal?: string;
+  onEvent?: (e: ApplyEvent) => void;
+  now?: () => Date;
+}
+
+function errText(e: unknown): string {
+  return e instanceof OpError ? e.message : e instanceof Error ? e.message : String(e);
+}
+
+function defaultJournalPath(now: Date): string {
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  return `${DEFAULT_JOURNAL_DIR}/fix-${stamp}-${process.pid}.json`;
+}
+
+function saveJournal(host: Host, path: string, j: Journal, now: () => Date) {
+  j.updated = now().toISOString();
+  host.write(path, JSON.stringify(j, null, 2) + '\n', 0o600);
+}
+
+/** Undo, newest first, every op of the journal that may have changed the node. */
+function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyEvent) => void; now: () => Date; driftCheck: boolean }): string[] {
+  const errors: string[] = [];
+  for (let i = j.ops.length - 1; i >= 0; i--) {
+    const e = j.ops[i]!;
+    if (e.state !== 'applied' && e.state !== 'applying' && e.state !== 'failed') continue;
+    if (e.before === undefined) continue; // failed while reading: nothing was changed
+    const h = handler(e.op);
+    o.onEvent?.({ type: 'undo-start', index: i, op: e.op, text: e.text });
+    try {
+      // A later rollback must not overwrite what someone changed since: only undo what still holds our value.
+      if (o.driftCheck && e.state === 'applied') {
+        const drift = h.verify(e.op, o.host);
+        if (drift) {
+          e.state = 'skipped';
+          e.error = `changed since the apply (${drift}); left as it is`;
+          errors.push(`${e.text}: ${e.error}`);
+          o.onEvent?.({ type: 'undo-failed', index: i, op: e.op, text: e.text, error: e.error });
+          saveJournal(o.host, path, j, o.now);
+          continue;
+        }
+      }
+      h.undo(e.op, o.host, e.before);
+      const diff = h.restored(e.op, o.host, e.before);
+      if (diff) throw new OpError(`undo did not restore it: ${diff}`);
+      e.state = 'undone';
+      o.onEvent?.({ type: 'undo-done', index: i, op: e.op, text: e.text });
+    } catch (err) {
+      e.state = 'undo-failed';
+      e.error = errText(err);
+      errors.push(`${e.text}: ${e.error}`);
+      o.onEvent?.({ type: 'undo-failed', index: i, op: e.op, text: e.text, error: e.error });
+    }
+    saveJournal(o.host, path, j, o.now);
+  }
+  return errors;
+}
+
+export async function applyFixes(fixes: Fix[], opts: ApplyOptions): Promise<ApplyOutcome> {
+  const now = opts.now ?? (() => new Date());
+  const { host, onEvent } = opts;
+  const entries: JournalOp[] = fixes.filter((f) => !f.blocked).flatMap((f) => f.ops.map((op) => ({ fix: f.id, op, text: handler(op).text(op), state: 'pending' as OpState })));
+  const outcome: ApplyOutcome = { status: 'unchanged', journal: null, changed: 0, unchanged: 0, failure: null, undoErrors: [] };
+
+  // 1. Read everything first: a refusal (a file edited since the plan, a configured qdisc) stops here, with nothing changed.
+  const pending: boolean[] = [];
+  for (const [i, e] of entries.entries()) {
+    const h = handler(e.op);
+    try {
+      pending.push(!h.inPlace(e.op, h.read(e.op, host)));
+    } catch (err) {
+      const error = errText(err);
+      onEvent?.({ type: 'op-failed', index: i, op: e.op, text: e.text, error });
+      return { ...outcome, status: 'refused', failure: { index: i, text: e.text, error } };
+    }
+  }
+  if (!pending.some(Boolean)) {
+    entries.forEach((e, i) => onEvent?.({ type: 'op-done', index: i, op: e.op, text: e.text, changed: false }));
+    return { ...outcome, unchanged: entries.length };
+  }
+
+  // 2. The journal exists before the first change.
+  const path = opts.journal ?? defaultJournalPath(now());
+  const journal: Journal = { schema: 'ncclx.fix-journal/v1', host: opts.hostname, created: now().toISOString(), updated: '', status: 'applying', fixes: [...new Set(entries.map((e) => e.fix))], ops: entries };
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    saveJournal(host, path, journal, now);
+  } catch (err) {
+    throw new JournalError(`cannot write the journal ${path}: ${errText(err)}; nothing was changed`);
+  }
+  outcome.journal = path;
+  onEvent?.({ type: 'journal', path });
+
+  // 3. Apply in order.
+  for (const [i, e] of entries.entries()) {
+    const h = handler(e.op);
+    onEvent?.({ type: 'op-start', index: i, op: e.op, text: e.text });
+    try {
+      const before = h.read(e.op, host);
+      if (h.inPlace(e.op, before)) {
+        e.state = 'unchanged';
+        outcome.unchanged++;
+        saveJournal(host, path, journal, now);
+        onEvent?.({ type: 'op-done', index: i, op: e.op, text: e.text, changed: false });
+        continue;
+      }
+      e.before = before;
+      e.state = 'applying';
+      saveJournal(host, path, journal, now);
+      h.apply(e.op, host, before);
+      const diff = h.verify(e.op, host);
+      if (diff) throw new OpError(`applied, but it does not verify: ${diff}`);
+      e.state = 'applied';
+      outcome.changed++;
+      saveJournal(host, path, journal, now);
+      onEvent?.({ type: 'op-done', index: i, op: e.op, text: e.text, changed: true });
+    } catch (err) {
+      e.state = 'failed';
+      e.error = errText(err);
+      saveJournal(host, path, journal, now);
+      onEvent?.({ type: 'op-failed', index: i, op: e.op, text: e.text, error: e.error });
+      outcome.failure = { index: i, text: e.text, error: e.error };
+      outcome.undoErrors = undoAll(journal, path, { host, onEvent, now, driftCheck: false });
+      journal.status = outcome.undoErrors.length ? 'rollback-failed' : 'rolled-back';
+      saveJournal(host, path, journal, now);
+      return { ...outcome, status: journal.status };
+    }
+  }
+  journal.status = 'applied';
+  saveJournal(host, path, journal, now);
+  return { ...outcome, status: 'applied' };
+}
+
+export function loadJournal(host: Host, path: string): Journal {
+  let text: string | null;
+  try {
+    text = host.read(path);
+  } catch (err) {
+    throw new JournalError(`cannot read the journal ${path}: ${errText(err)}`);
+  }
+  if (text === null) throw new JournalError(`no journal at ${path}`);
+  let j: Journal;
+  try {
+    j = JSON.parse(text) as Journal;
+  } catch (err) {
+    throw new JournalError(`${path} is not a journal (${errText(err)})`);
+  }
+  if (j?.schema !== 'ncclx.fix-journal/v1' || !Array.isArray(j.ops)) throw new JournalError(`${path} is not an ncclx fix journal (schema ${String(j?.schema)})`);
+  return j;
+}
+
+/** Undo a completed (or interrupted) apply from its journal. */
+export async function rollbackJournal(path: string, opts: { host: Host; onEvent?: (e: ApplyEvent) => void; now?: () => Date }): Promise<ApplyOutcome> {
+  const now = opts.now ?? (() => new Date());
+  const j = loadJournal(opts.host, path);
+  const todo = j.ops.filter((e) => e.state === 'applied' || e.state === 'applying');
+  const outcome: ApplyOutcome = { status: 'unchanged', journal: path, changed: 0, unchanged: 0, failure: null, undoErrors: [] };
+  if (todo.length === 0) return outcome;
+  outcome.undoErrors = undoAll(j, path, { host: opts.host, onEvent: opts.onEvent, now, driftCheck: true });
+  outcome.changed = j.ops.filter((e) => e.state === 'undone').length;
+  j.status = outcome.undoErrors.length ? 'rollback-failed' : 'rolled-back';
+  saveJournal(opts.host, path, j, now);
+  return { ...outcome, status: j.status };
+}

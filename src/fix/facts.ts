@@ -1,0 +1,75 @@
+// What the planner needs to know about the node beyond the snapshot: tools on
+// PATH, the schedulers the kernel really has, link speeds, and the current
+// content of the files a fix merges into.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { release } from 'node:os';
+import { join } from 'node:path';
+import { which } from './host.js';
+import type { PlanFacts } from './plan.js';
+
+export interface FactSource {
+  /** Read this node (true) or a fixture tree / snapshot (false: nothing is run). */
+  live: boolean;
+  /** Root directory files are read under (a fixture), '/' for the node. */
+  root: string;
+}
+
+const under = (root: string, path: string) => (root === '/' ? path : join(root, path));
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** From files: /sys/module (built-ins with parameters, loaded modules) and /lib/modules. */
+function schedulerFromFiles(root: string, name: string): boolean | null {
+  if (existsSync(under(root, `/sys/module/sch_${name}`))) return true;
+  const mods = under(root, `/lib/modules/${release()}`);
+  if (!existsSync(mods)) return null;
+  const builtin = readOrNull(join(mods, 'modules.builtin')) ?? '';
+  const dep = readOrNull(join(mods, 'modules.dep')) ?? '';
+  return builtin.includes(`/sch_${name}.ko`) || dep.includes(`/sch_${name}.ko`);
+}
+
+/**
+ * Ask the kernel itself: add each root qdisc to the loopback of a scratch
+ * network namespace (which loads the module if there is one) and delete the
+ * namespace. Nothing on the node's own links is touched.
+ */
+function schedulerProbe(): { prio: boolean; htb: boolean } | null {
+  const ns = `ncclx-probe-${process.pid}`;
+  const run = (argv: string[]) => spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000 });
+  if (run(['ip', 'netns', 'add', ns]).status !== 0) return null;
+  try {
+    const has = (kind: string) => run(['ip', 'netns', 'exec', ns, 'tc', 'qdisc', 'replace', 'dev', 'lo', 'root', 'handle', '1:', kind]).status === 0;
+    return { prio: has('prio'), htb: has('htb') };
+  } finally {
+    run(['ip', 'netns', 'del', ns]);
+  }
+}
+
+export function gatherFacts(src: FactSource): PlanFacts {
+  let sched: ReturnType<PlanFacts['schedulers']> | null = null;
+  return {
+    tools: src.live
+      ? { nft: which('nft') !== null, iptables: which('iptables') !== null && which('iptables-restore') !== null, ip6tables: which('ip6tables') !== null && which('ip6tables-restore') !== null }
+      : { nft: true, iptables: true, ip6tables: true },
+    schedulers() {
+      if (sched) return sched;
+      const probed = src.live && process.getuid?.() === 0 ? schedulerProbe() : null;
+      if (probed) return (sched = { ...probed, how: 'tried in a scratch network namespace' });
+      return (sched = { prio: schedulerFromFiles(src.root, 'prio'), htb: schedulerFromFiles(src.root, 'htb'), how: '/sys/module and /lib/modules' });
+    },
+    linkSpeedMbit(dev) {
+      const t = readOrNull(under(src.root, `/sys/class/net/${dev}/speed`));
+      const n = t === null ? NaN : Number.parseInt(t.trim(), 10);
+      return Number.isFinite(n) && n > 0 ? n : null;
+    },
+    readFile: (path) => readOrNull(under(src.root, path)),
+  };
+}

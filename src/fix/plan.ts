@@ -1,0 +1,370 @@
+// From the doctor's results to a plan: which fixes the node needs and the
+// exact operations of each. Pure: the node's data, the options and a few facts
+// read beforehand (tools on PATH, schedulers the kernel has, link speeds,
+// current file contents) in; a FixPlan out.
+
+import { arpSettings, decisions, effectiveValue, freeTables, memberNetdevs, sharedSubnets } from '../checks/arp.js';
+import { rdmaNetdevs } from '../checks/rdma-netdevs.js';
+import { socketLinks } from '../checks/qos.js';
+import type { DoctorRun } from '../checks/run.js';
+import type { CheckContext, CheckResult } from '../checks/types.js';
+import { envPlan } from '../commands/env-model.js';
+import { parseNcclInt } from '../nccl/cint.js';
+import { parseIPv4 } from '../nccl/ip.js';
+import { prefixText } from '../checks/routing.js';
+import { contentDigest, iptQuotable, markRules, nftQuotable } from './ops.js';
+import type { Fix, FixPlan, MarkSelector, OpSpec } from './types.js';
+
+export const FIX_ORDER = ['policy-routing', 'arp-sysctl', 'rp-filter', 'dscp-marking', 'qdisc-priority', 'nccl-conf', 'sysctl-persist'] as const;
+export type FixId = (typeof FIX_ORDER)[number];
+
+export interface PlanOptions {
+  /** Fix ids asked for by name (--only): planned even when no finding proposes them. */
+  only?: string[];
+  /** Replace a multi-queue root qdisc (mq). */
+  force: boolean;
+  /** Also write the sysctl settings to a drop-in. */
+  persist: boolean;
+  sysctlFile: string;
+  confFile: string;
+  dscp?: number;
+  markIfaces?: string[];
+  markSubnets?: boolean;
+  markUid?: number;
+  markCgroup?: string;
+  markPorts?: { lo: number; hi: number }[];
+  markPortDir?: 'dport' | 'sport';
+  rateMbit?: number;
+}
+
+export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
+  force: false,
+  persist: false,
+  sysctlFile: '/etc/sysctl.d/90-ncclx.conf',
+  confFile: '/etc/nccl.conf',
+};
+
+export interface PlanFacts {
+  tools: { nft: boolean; iptables: boolean; ip6tables: boolean };
+  /** Whether the kernel has each scheduler; null when it could not be told. Asked only when a qdisc is planned. */
+  schedulers(): { prio: boolean | null; htb: boolean | null; how: string };
+  linkSpeedMbit(dev: string): number | null;
+  readFile(path: string): string | null;
+}
+
+/** The doctor results a fix resolves: the non-ok ones that name it. */
+function resolvedBy(results: CheckResult[], id: string) {
+  return results.filter((r) => r.severity !== 'ok' && r.fixIds.includes(id)).map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary }));
+}
+
+const confKey = (ifname: string, key: string) => `net/ipv4/conf/${ifname}/${key}`;
+
+// ---------------------------------------------------------------------------
+// Multi-rail ARP: policy routing, ARP sysctls, rp_filter
+
+function policyRouting(ctx: CheckContext): { ops: OpSpec[]; notes: string[]; blocked: string | null } {
+  const kernel = ctx.snapshot.kernel;
+  if (!kernel || !ctx.snapshot.rdma) return { ops: [], notes: [], blocked: 'the node\'s kernel or RDMA data could not be read' };
+  const dec = decisions(ctx);
+  if ('error' in dec) return { ops: [], notes: [], blocked: dec.error };
+  const members = memberNetdevs(sharedSubnets(ctx));
+  const tables = freeTables(kernel, members.length);
+  const ops: OpSpec[] = [];
+  const notes: string[] = [];
+  let next = 0;
+  for (const { netdev, addrs, group } of members) {
+    const wrong = addrs.filter((a) => dec.get(a.address)?.dev !== netdev);
+    if (wrong.length === 0) continue;
+    const unsure = wrong.map((a) => dec.get(a.address)!.unsure).find((u) => u);
+    if (unsure) {
+      notes.push(`${netdev} left alone: ${unsure}`);
+      continue;
+    }
+    const table = tables[next++]!;
+    // The route first, so the rule never points at an empty table.
+    ops.push({ kind: 'ip-route', dst: group.subnet, dev: netdev, src: wrong[0]!.address, table });
+    for (const a of wrong) ops.push({ kind: 'ip-rule', from: a.address, table });
+    notes.push(`${netdev}: table ${table} (first unused table id from 100)`);
+  }
+  return { ops, notes, blocked: null };
+}
+
+function arpSysctl(ctx: CheckContext): OpSpec[] {
+  const kernel = ctx.snapshot.kernel;
+  if (!kernel) return [];
+  const seen = new Set<string>();
+  const ops: OpSpec[] = [];
+  for (const { netdev } of memberNetdevs(sharedSubnets(ctx))) {
+    const need = arpSettings(kernel, netdev);
+    if ('unreadable' in need) continue;
+    for (const [ifname, key, value] of need.settings) {
+      const k = confKey(ifname, key);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      ops.push({ kind: 'sysctl', key: k, value: String(value) });
+    }
+  }
+  return ops;
+}
+
+function rpFilter(ctx: CheckContext): OpSpec[] {
+  const kernel = ctx.snapshot.kernel;
+  if (!kernel) return [];
+  const dec = decisions(ctx);
+  const ops: OpSpec[] = [];
+  for (const { netdev, addrs } of memberNetdevs(sharedSubnets(ctx))) {
+    const v = effectiveValue(kernel, netdev, 'rp_filter');
+    if ('error' in v || v.effective !== 1) continue;
+    const routedBack = !('error' in dec) && addrs.every((a) => dec.get(a.address)?.dev === netdev);
+    // max(all, if): setting the interface to 2 makes it loose whatever `all` holds (all ≤ 1 here).
+    if (!routedBack) ops.push({ kind: 'sysctl', key: confKey(netdev, 'rp_filter'), value: '2' });
+  }
+  return ops;
+}
+
+// ---------------------------------------------------------------------------
+// DSCP marking and the priority qdisc
+
+/** The DSCP to mark: --dscp, else the one NCCL_IB_TC gives RoCE (so sockets and RoCE agree), else EF. */
+function markingDscp(ctx: CheckContext, opts: PlanOptions): { dscp: number; notes: string[] } {
+  const raw = ctx.reasoning.env.vars['NCCL_IB_TC'];
+  const tc = raw !== undefined && raw !== '' ? parseNcclInt(raw, -1).value : -1;
+  const tcDscp = tc >= 0 ? (tc & 0xff) >> 2 : null;
+  if (opts.dscp !== undefined) {
+    const notes = tcDscp !== null && tcDscp !== opts.dscp ? [`NCCL_IB_TC=${raw} gives RoCE DSCP ${tcDscp}, not ${opts.dscp}: set NCCL_IB_TC=${opts.dscp * 4} so both classes agree`] : [];
+    return { dscp: opts.dscp, notes };
+  }
+  if (tcDscp !== null) return { dscp: tcDscp, notes: [`DSCP ${tcDscp} from NCCL_IB_TC=${raw} (TC >> 2), so socket and RoCE traffic share one class`] };
+  return { dscp: 46, notes: ['DSCP 46 (EF), the default; NCCL_IB_TC is unset — `ncclx env` exports NCCL_IB_TC=184 to match once the marking is in place'] };
+}
+
+function railSubnets(ctx: CheckContext): string[] {
+  const netdevs = new Set(rdmaNetdevs(ctx.snapshot).map((r) => r.netdev));
+  const out = new Set<string>();
+  for (const a of ctx.snapshot.network.addresses) {
+    if (!netdevs.has(a.link) || a.family !== 'AF_INET') continue;
+    const bytes = parseIPv4(a.address);
+    if (bytes) out.add(prefixText({ bytes, len: a.prefixlen }));
+  }
+  return [...out];
+}
+
+function selectors(ctx: CheckContext, opts: PlanOptions): { selectors: MarkSelector[]; notes: string[] } {
+  const sel: MarkSelector[] = [];
+  const notes: string[] = [];
+  if (opts.markIfaces?.length) sel.push(...opts.markIfaces.map((iface) => ({ by: 'oif' as const, iface })));
+  if (opts.markSubnets) {
+    const subnets = railSubnets(ctx);
+    sel.push(...subnets.map((prefix) => ({ by: 'daddr' as const, prefix, family: 4 as const })));
+    notes.push(subnets.length ? `destination subnets of the rails: ${subnets.join(', ')}` : 'no rail has an IPv4 subnet: --mark-subnets selects nothing');
+  }
+  if (opts.markUid !== undefined) sel.push({ by: 'uid', uid: opts.markUid });
+  if (opts.markCgroup !== undefined) sel.push({ by: 'cgroup', path: opts.markCgroup });
+  for (const p of opts.markPorts ?? []) sel.push({ by: 'ports', lo: p.lo, hi: p.hi, dir: opts.markPortDir ?? 'dport' });
+  if (sel.length === 0) {
+    const links = socketLinks(ctx);
+    sel.push(...links.map((iface) => ({ by: 'oif' as const, iface })));
+    // NCCL binds every socket to port 0: the interface, not a port, identifies its traffic.
+    if (links.length) notes.push(`TCP leaving ${links.join(', ')}: the interfaces NCCL's sockets use (NCCL's ports are ephemeral, so ports cannot select it)`);
+  }
+  return { selectors: sel, notes };
+}
+
+function dscpMarking(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<Fix, 'id' | 'title' | 'resolves'> {
+  const { dscp, notes } = markingDscp(ctx, opts);
+  const s = selectors(ctx, opts);
+  notes.push(...s.notes);
+  if (ctx.reasoning.profile.version.vendor === 'ncclx') notes.push(`NCCLX can mark its own sockets instead: NCCL_SOCKET_TOS_CONFIG=${dscp * 4}`);
+  if (s.selectors.length === 0) return { ops: [], notes, blocked: 'NCCL selects no socket interface here: name the traffic with --mark-iface, --mark-subnets, --mark-uid, --mark-cgroup or --mark-ports' };
+  const strings = s.selectors.flatMap((x) => (x.by === 'oif' ? [x.iface] : x.by === 'cgroup' ? [x.path] : []));
+  const rules = markRules(s.selectors, dscp).length;
+  if (rules === 0) return { ops: [], notes, blocked: 'the selectors match nothing together (an IPv4 and an IPv6 destination in one rule)' };
+  if (facts.tools.nft) {
+    const bad = strings.filter((x) => !nftQuotable(x));
+    if (bad.length) return { ops: [], notes, blocked: `nft cannot quote ${bad.map((b) => JSON.stringify(b)).join(', ')} (a double quote or line break)` };
+    notes.push(`nftables table inet ncclx_qos, ${rules} rule(s), one per selector combination and IP family`);
+    return { ops: [{ kind: 'nft-mark', table: 'ncclx_qos', dscp, selectors: s.selectors }], notes, blocked: null };
+  }
+  if (facts.tools.iptables) {
+    const bad = strings.filter((x) => !iptQuotable(x));
+    if (bad.length) return { ops: [], notes, blocked: `iptables-restore cannot quote ${bad.map((b) => JSON.stringify(b)).join(', ')}` };
+    const ipv6 = facts.tools.ip6tables;
+    notes.push(`nft is not installed: iptables mangle chain NCCLX_QOS instead${ipv6 ? ' (and ip6tables)' : '; ip6tables is missing, so IPv6 is not marked'}`);
+    return { ops: [{ kind: 'iptables-mark', chain: 'NCCLX_QOS', dscp, selectors: s.selectors, ipv6 }], notes, blocked: null };
+  }
+  return { ops: [], notes, blocked: 'neither nft nor iptables is installed (apt-get install nftables)' };
+}
+
+/** Root qdisc kinds the kernel attaches by itself (handle 0:). */
+const SINGLE_QUEUE_DEFAULTS = new Set(['noqueue', 'pfifo_fast', 'fq_codel', 'fq', 'sfq', 'pfifo', 'cake']);
+
+function qdiscPriority(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<Fix, 'id' | 'title' | 'resolves'> {
+  const { dscp, notes } = markingDscp(ctx, opts);
+  const devs = opts.markIfaces?.length ? opts.markIfaces : socketLinks(ctx);
+  if (devs.length === 0) return { ops: [], notes, blocked: 'NCCL selects no socket interface here: name one with --mark-iface' };
+  const kernel = ctx.snapshot.kernel;
+  if (!kernel?.qdiscs.ok) return { ops: [], notes, blocked: 'the root qdiscs could not be read' };
+  const sched = facts.schedulers();
+  const scheduler: 'prio' | 'htb' | null = sched.prio !== false ? 'prio' : sched.htb !== false ? 'htb' : null;
+  if (!scheduler) return { ops: [], notes, blocked: `the kernel has neither prio nor htb (${sched.how})` };
+  notes.push(
+    scheduler === 'prio'
+      ? `scheduler prio (${sched.prio ? sched.how : `not verified: ${sched.how}`}): DSCP ${dscp} to band 0, everything else by the default priomap`
+      : `scheduler htb (the kernel has no prio: ${sched.how}): DSCP ${dscp} in class 1:10 (prio 0, may take the whole link), the rest in 1:20 (prio 1, guaranteed a tenth)`,
+  );
+  const ops: OpSpec[] = [];
+  const refused: string[] = [];
+  for (const dev of devs) {
+    const root = kernel.qdiscs.data.find((q) => q.dev === dev && q.root);
+    const kind = root?.kind ?? 'noqueue';
+    if (root && root.handle !== '0:' && !(root.kind === scheduler && root.handle === '1:')) {
+      refused.push(`${dev}: root is ${root.kind} ${root.handle ?? ''}, configured on purpose; ncclx does not replace it (it could not restore it exactly on rollback)`);
+      continue;
+    }
+    if (kind === 'mq' && !opts.force) {
+      refused.push(`${dev}: root is mq (one queue per TX ring); a single ${scheduler} root serialises every ring behind one lock — --force replaces it anyway (rollback restores mq)`);
+      continue;
+    }
+    if (root && !SINGLE_QUEUE_DEFAULTS.has(kind) && kind !== 'mq' && kind !== scheduler) {
+      refused.push(`${dev}: root ${kind} is not a kernel default`);
+      continue;
+    }
+    let rateMbit: number | undefined;
+    if (scheduler === 'htb') {
+      const r = opts.rateMbit ?? facts.linkSpeedMbit(dev);
+      if (!r || r <= 0) {
+        refused.push(`${dev}: htb needs the link rate and ${dev} reports no speed: give --rate MBIT`);
+        continue;
+      }
+      rateMbit = r;
+      notes.push(`${dev}: htb at ${r} Mbit/s (${opts.rateMbit ? '--rate' : `/sys/class/net/${dev}/speed`})`);
+    }
+    ops.push({ kind: 'qdisc', dev, scheduler, dscp, replaces: kind, ...(rateMbit ? { rateMbit } : {}) });
+  }
+  notes.push(...refused);
+  notes.push('a priority qdisc acts only on traffic DSCP-marked before it (dscp-marking), and only on TCP: RoCE never passes the kernel qdisc');
+  return { ops, notes, blocked: ops.length ? null : refused.join('; ') || 'nothing to do' };
+}
+
+// ---------------------------------------------------------------------------
+// Config files
+
+/** NAME=value lines NCCL reads; the first line for a name wins (setenv without overwrite), so that one is replaced. */
+export function mergeNcclConf(current: string | null, vars: { name: string; value: string }[]): string {
+  const lines = current === null || current === '' ? [] : current.replace(/\n$/, '').split('\n');
+  const added: string[] = [];
+  for (const v of vars) {
+    const i = lines.findIndex((l) => !l.startsWith('#') && l.replace(/\r$/, '').split('=')[0] === v.name && l.includes('='));
+    const line = `${v.name}=${v.value}`;
+    if (i >= 0) {
+      if (lines[i]!.replace(/\r$/, '') !== line) lines[i] = line + (lines[i]!.endsWith('\r') ? '\r' : '');
+    } else added.push(line);
+  }
+  if (added.length) lines.push(...(current === null || current === '' ? ['# written by ncclx fix (see ncclx env)'] : []), ...added);
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+/** `key = value` lines as sysctl.d reads them; keys compared with '/' and '.' as written. */
+export function mergeSysctlConf(current: string | null, settings: { key: string; value: string }[]): string {
+  const lines = current === null || current === '' ? [] : current.replace(/\n$/, '').split('\n');
+  const added: string[] = [];
+  for (const s of settings) {
+    const i = lines.findIndex((l) => {
+      const m = /^\s*-?([^#;=\s][^=]*?)\s*=/.exec(l);
+      return m !== null && m[1] === s.key;
+    });
+    const line = `${s.key} = ${s.value}`;
+    if (i >= 0) lines[i] = line;
+    else added.push(line);
+  }
+  if (added.length) lines.push(...(current === null || current === '' ? ['# written by ncclx fix: ARP and rp_filter settings for multi-rail RDMA (see ncclx doctor)'] : []), ...added);
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+function ncclConf(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<Fix, 'id' | 'title' | 'resolves'> {
+  const plan = envPlan(ctx, { debug: false });
+  const notes: string[] = [];
+  // nccl.conf sets only what NCCL reads; GLOO_SOCKET_IFNAME and RDMA_PEER_IFACES belong in the job's environment.
+  const vars = plan.vars.filter((v) => v.name.startsWith('NCCL_') && !/[\r\n]/.test(v.value));
+  const others = plan.vars.filter((v) => !v.name.startsWith('NCCL_'));
+  if (others.length) notes.push(`not for nccl.conf, export in the job instead: ${others.map((v) => v.name).join(', ')}`);
+  for (const v of vars) {
+    const o = ctx.reasoning.env.origins[v.name];
+    const cur = ctx.reasoning.env.vars[v.name];
+    if (o && o.source === 'environment' && cur !== v.value) notes.push(`${v.name} is set in the environment (${cur}), which wins over ${opts.confFile}`);
+    if (o && o.source === 'conf' && o.path !== opts.confFile && cur !== v.value) notes.push(`${v.name} is set in ${o.path}:${o.line}, which NCCL reads before ${opts.confFile}`);
+  }
+  if (vars.length === 0) return { ops: [], notes, blocked: 'ncclx env has no NCCL_* value to write' };
+  const current = facts.readFile(opts.confFile);
+  const content = mergeNcclConf(current, vars);
+  notes.push(`${opts.confFile}: ${vars.map((v) => `${v.name}=${v.value}`).join(', ')}${current === null ? ' (new file)' : ', other lines kept'}`);
+  return {
+    ops: [{ kind: 'file', path: opts.confFile, content, mode: 0o644, expect: current === null ? null : contentDigest(current), what: `NCCL config: ${vars.map((v) => v.name).join(', ')}` }],
+    notes,
+    blocked: null,
+  };
+}
+
+// ---------------------------------------------------------------------------
+
+const TITLES: Record<FixId, string> = {
+  'policy-routing': 'Source-based policy routing, one table per RDMA netdev sharing a subnet',
+  'arp-sysctl': 'ARP sysctls (arp_announce=2, arp_ignore=1, arp_filter=1) on RDMA netdevs sharing a subnet',
+  'rp-filter': 'Loose rp_filter (2) where traffic is routed back through another NIC',
+  'dscp-marking': 'DSCP marking of NCCL socket traffic',
+  'qdisc-priority': 'Priority qdisc for DSCP-marked traffic on the socket interfaces',
+  'nccl-conf': 'NCCL configuration file with the exports of `ncclx env`',
+  'sysctl-persist': 'sysctl.d drop-in, so the sysctl settings survive a reboot',
+};
+
+/** Every fix the doctor proposes, plus the ones asked for by name. */
+export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): FixPlan {
+  const ctx = run.context;
+  const results = run.results;
+  const asked = new Set(opts.only ?? []);
+  const markOpts = !!(opts.markIfaces?.length || opts.markSubnets || opts.markUid !== undefined || opts.markCgroup !== undefined || opts.markPorts?.length);
+  const fixes: Fix[] = [];
+  const add = (id: FixId, body: Omit<Fix, 'id' | 'title' | 'resolves'>) => fixes.push({ id, title: TITLES[id], resolves: resolvedBy(results, id), ...body });
+  const wanted = (id: FixId) => asked.has(id) || resolvedBy(results, id).length > 0;
+
+  if (wanted('policy-routing')) add('policy-routing', policyRouting(ctx));
+  if (wanted('arp-sysctl')) add('arp-sysctl', { ops: arpSysctl(ctx), notes: [], blocked: null });
+  if (wanted('rp-filter')) add('rp-filter', { ops: rpFilter(ctx), notes: [], blocked: null });
+  if (wanted('dscp-marking') || markOpts) add('dscp-marking', dscpMarking(ctx, opts, facts));
+  if (wanted('qdisc-priority')) add('qdisc-priority', qdiscPriority(ctx, opts, facts));
+  const confFindings = results.filter((r) => r.severity !== 'ok' && r.severity !== 'info' && /^export NCCL_/m.test(r.remediation ?? ''));
+  if (asked.has('nccl-conf') || confFindings.length) {
+    const body = ncclConf(ctx, opts, facts);
+    fixes.push({ id: 'nccl-conf', title: TITLES['nccl-conf'], resolves: confFindings.map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary })), ...body });
+  }
+  for (const f of fixes) if (f.ops.length === 0 && !f.blocked) f.blocked = 'nothing to change';
+  return { schema: 'ncclx.fix-plan/v1', host: ctx.snapshot.host.hostname, fixes: selectAndPersist(fixes, opts, facts) };
+}
+
+/** Keep the fixes --only names (all when none), then add the sysctl.d drop-in for the sysctls kept. */
+function selectAndPersist(fixes: Fix[], opts: PlanOptions, facts: PlanFacts): Fix[] {
+  const only = opts.only?.length ? new Set(opts.only) : null;
+  const kept = fixes.filter((f) => !only || only.has(f.id));
+  if (!opts.persist) return kept;
+  const settings = kept.filter((f) => !f.blocked).flatMap((f) => f.ops.filter((o): o is Extract<OpSpec, { kind: 'sysctl' }> => o.kind === 'sysctl'));
+  if (settings.length === 0) return kept;
+  const current = facts.readFile(opts.sysctlFile);
+  kept.push({
+    id: 'sysctl-persist',
+    title: TITLES['sysctl-persist'],
+    resolves: [],
+    ops: [
+      {
+        kind: 'file',
+        path: opts.sysctlFile,
+        content: mergeSysctlConf(current, settings.map((s) => ({ key: s.key, value: s.value }))),
+        mode: 0o644,
+        expect: current === null ? null : contentDigest(current),
+        what: `${settings.length} sysctl setting(s) for boot`,
+      },
+    ],
+    notes: ['keys use / so interface names with dots (eth0.100) stay whole; systemd-sysctl and sysctl --system read both forms'],
+    blocked: null,
+  });
+  return kept;
+}
