@@ -259,7 +259,8 @@ const defaultRouteCarriers: Check = {
     if (withDefault.length === 0) {
       return result('ok', `no interface NCCL chooses (${[...new Set(chosen.map((c) => c.link))].join(', ')}) carries a default route`, [usedEv], '');
     }
-    const pinTo = (links: string[]) => shExport('NCCL_SOCKET_IFNAME', links.map((l) => `=${l}`).join(','));
+    // '=' applies to the whole list (NCCL reads it once, before the first name): '=a,=b' would look for an interface named '=b'.
+    const pinTo = (links: string[]) => shExport('NCCL_SOCKET_IFNAME', `=${links.join(',')}`);
     const distinct = [...new Set(withDefault.map((c) => c.link))];
     // Two chosen NICs with a default route each: off-subnet peers are reached through one of them only.
     for (const fam of ['AF_INET', 'AF_INET6'] as const) {
