@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { explain, type SocketOverrides } from './commands/explain-model.js';
+import { registerFixCommand } from './commands/fix.js';
 import { registerIbCommands } from './commands/ib.js';
 import { VersionError } from './nccl/versions.js';
 import { hostsToResolve, probeNode, toolVersion } from './probe/index.js';
@@ -130,6 +131,7 @@ export function buildProgram(): Command {
   });
 
   registerIbCommands(program);
+  registerFixCommand(program, (o) => readNode(o, [], { kernel: true, rdma: true }));
 
   addSourceOptions(
     program
@@ -212,7 +214,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const msg = e instanceof Error ? e.message : String(e);
-    const known = e instanceof UsageError || e instanceof VersionError || (e as Error)?.constructor?.name === 'SnapshotError';
+    const known = e instanceof UsageError || e instanceof VersionError || ['SnapshotError', 'FixUsageError'].includes((e as Error)?.constructor?.name);
     process.stderr.write(`ncclx: ${known ? msg : `internal error: ${(e as Error)?.stack ?? msg}`}\n`);
     return 2;
   }

@@ -191,13 +191,13 @@ export function loadJournal(host: Host, path: string): Journal {
 }
 
 /** Undo a completed (or interrupted) apply from its journal. */
-export async function rollbackJournal(path: string, opts: { host: Host; onEvent?: (e: ApplyEvent) => void; now?: () => Date }): Promise<ApplyOutcome> {
+export async function rollbackJournal(path: string, opts: { host: Host; onEvent?: (e: ApplyEvent) => void; now?: () => Date; force?: boolean }): Promise<ApplyOutcome> {
   const now = opts.now ?? (() => new Date());
   const j = loadJournal(opts.host, path);
   const todo = j.ops.filter((e) => e.state === 'applied' || e.state === 'applying');
   const outcome: ApplyOutcome = { status: 'unchanged', journal: path, changed: 0, unchanged: 0, failure: null, undoErrors: [] };
   if (todo.length === 0) return outcome;
-  outcome.undoErrors = undoAll(j, path, { host: opts.host, onEvent: opts.onEvent, now, driftCheck: true });
+  outcome.undoErrors = undoAll(j, path, { host: opts.host, onEvent: opts.onEvent, now, driftCheck: !opts.force });
   outcome.changed = j.ops.filter((e) => e.state === 'undone').length;
   j.status = outcome.undoErrors.length ? 'rollback-failed' : 'rolled-back';
   saveJournal(opts.host, path, j, now);

@@ -53,6 +53,7 @@ export function applyPlan(fixes: Fix[], opts: { journal?: string; onEvent?: (e: 
   return applyFixes(fixes, { host: opts.host ?? liveHost(), hostname: hostname(), journal: opts.journal, onEvent: opts.onEvent });
 }
 
-export function rollbackJournal(path: string, opts: { onEvent?: (e: ApplyEvent) => void; host?: Host } = {}): Promise<ApplyOutcome> {
-  return rollback(path, { host: opts.host ?? liveHost(), onEvent: opts.onEvent });
+/** Undo a journal. Operations changed by someone since the apply are left alone unless `force`. */
+export function rollbackJournal(path: string, opts: { onEvent?: (e: ApplyEvent) => void; host?: Host; force?: boolean } = {}): Promise<ApplyOutcome> {
+  return rollback(path, { host: opts.host ?? liveHost(), onEvent: opts.onEvent, force: opts.force });
 }

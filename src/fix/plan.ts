@@ -71,6 +71,7 @@ function policyRouting(ctx: CheckContext): { ops: OpSpec[]; notes: string[]; blo
   const tables = freeTables(kernel, members.length);
   const ops: OpSpec[] = [];
   const notes: string[] = [];
+  const assigned: string[] = [];
   let next = 0;
   for (const { netdev, addrs, group } of members) {
     const wrong = addrs.filter((a) => dec.get(a.address)?.dev !== netdev);
@@ -84,8 +85,9 @@ function policyRouting(ctx: CheckContext): { ops: OpSpec[]; notes: string[]; blo
     // The route first, so the rule never points at an empty table.
     ops.push({ kind: 'ip-route', dst: group.subnet, dev: netdev, src: wrong[0]!.address, table });
     for (const a of wrong) ops.push({ kind: 'ip-rule', from: a.address, table });
-    notes.push(`${netdev}: table ${table} (first unused table id from 100)`);
+    assigned.push(`${netdev} → ${table}`);
   }
+  if (assigned.length) notes.push(`one routing table per NIC, the first unused ids from 100: ${assigned.join(', ')}`);
   return { ops, notes, blocked: null };
 }
 
@@ -305,6 +307,29 @@ function ncclConf(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<
   };
 }
 
+/** `export NAME=value` lines of a remediation, values unquoted the way sh reads them. */
+export function remediationExports(text: string | null): { name: string; value: string }[] {
+  const out: { name: string; value: string }[] = [];
+  for (const m of (text ?? '').matchAll(/export ([A-Za-z_][A-Za-z0-9_]*)=((?:'[^']*'|\\'|[^\s'])*)/g)) {
+    const value = m[2]!.replace(/'([^']*)'|\\'/g, (_all, inner: string | undefined) => (inner !== undefined ? inner : "'"));
+    out.push({ name: m[1]!, value });
+  }
+  return out;
+}
+
+/**
+ * Findings the nccl-conf fix really resolves: warnings and errors whose remediation
+ * is NCCL_* exports that the planned file sets to exactly those values.
+ */
+function confResolves(ctx: CheckContext, results: CheckResult[]): CheckResult[] {
+  const planned = new Map(envPlan(ctx, { debug: false }).vars.filter((v) => v.name.startsWith('NCCL_')).map((v) => [v.name, v.value]));
+  return results.filter((r) => {
+    if (r.severity !== 'warn' && r.severity !== 'error') return false;
+    const ex = remediationExports(r.remediation);
+    return ex.length > 0 && ex.every((e) => e.name.startsWith('NCCL_') && planned.get(e.name) === e.value);
+  });
+}
+
 // ---------------------------------------------------------------------------
 
 const TITLES: Record<FixId, string> = {
@@ -327,12 +352,25 @@ export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): 
   const add = (id: FixId, body: Omit<Fix, 'id' | 'title' | 'resolves'>) => fixes.push({ id, title: TITLES[id], resolves: resolvedBy(results, id), ...body });
   const wanted = (id: FixId) => asked.has(id) || resolvedBy(results, id).length > 0;
 
-  if (wanted('policy-routing')) add('policy-routing', policyRouting(ctx));
-  if (wanted('arp-sysctl')) add('arp-sysctl', { ops: arpSysctl(ctx), notes: [], blocked: null });
+  const routing = wanted('policy-routing') || wanted('arp-sysctl') ? policyRouting(ctx) : null;
+  if (wanted('policy-routing')) add('policy-routing', routing!);
+  if (wanted('arp-sysctl')) {
+    let ops = arpSysctl(ctx);
+    const notes: string[] = [];
+    // arp_filter=1 answers only where the route back leaves through the NIC: without the
+    // policy routing this plan would make the other rails stop answering for their own address.
+    const routingLeftOut = routing !== null && routing.ops.length > 0 && opts.only?.length && !opts.only.includes('policy-routing');
+    if (routingLeftOut) {
+      const dropped = ops.filter((o) => o.kind === 'sysctl' && o.key.endsWith('/arp_filter'));
+      ops = ops.filter((o) => !dropped.includes(o));
+      if (dropped.length) notes.push(`arp_filter=1 left out: it needs policy-routing first (add it to --only), or ${dropped.length} NIC(s) would stop answering ARP for their own address`);
+    }
+    add('arp-sysctl', { ops, notes, blocked: null });
+  }
   if (wanted('rp-filter')) add('rp-filter', { ops: rpFilter(ctx), notes: [], blocked: null });
   if (wanted('dscp-marking') || markOpts) add('dscp-marking', dscpMarking(ctx, opts, facts));
   if (wanted('qdisc-priority')) add('qdisc-priority', qdiscPriority(ctx, opts, facts));
-  const confFindings = results.filter((r) => r.severity !== 'ok' && r.severity !== 'info' && /^export NCCL_/m.test(r.remediation ?? ''));
+  const confFindings = confResolves(ctx, results);
   if (asked.has('nccl-conf') || confFindings.length) {
     const body = ncclConf(ctx, opts, facts);
     fixes.push({ id: 'nccl-conf', title: TITLES['nccl-conf'], resolves: confFindings.map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary })), ...body });

@@ -1,0 +1,244 @@
+// `ncclx fix`: list the fixes the doctor proposes (dry run, the default),
+// apply them with a journal and automatic rollback, or roll back a journal.
+// Exit codes: 0 done or nothing to do, 1 an apply failed (and was undone) or
+// a rollback was incomplete, 2 usage, not root, tools missing, nothing changed.
+
+import { Option, type Command } from 'commander';
+import { makeStyle, wantColor } from '../report/style.js';
+import type { NodeSnapshot } from '../snapshot/types.js';
+
+export class FixUsageError extends Error {}
+
+interface FixCliOptions {
+  snapshot?: string;
+  root?: string;
+  apply?: boolean;
+  dryRun?: boolean;
+  yes?: boolean;
+  only?: string;
+  json?: boolean;
+  journal?: string;
+  rollback?: string;
+  plan?: string;
+  force?: boolean;
+  persist?: boolean;
+  sysctlFile: string;
+  confFile: string;
+  dscp?: string;
+  markIface?: string;
+  markSubnets?: boolean;
+  markUid?: string;
+  markCgroup?: string;
+  markPorts?: string;
+  markSport?: boolean;
+  rate?: string;
+  ncclVersion?: string;
+  uplinkRegex: string;
+  include?: string;
+  color?: boolean;
+}
+
+const list = (v?: string) => v?.split(',').map((x) => x.trim()).filter(Boolean);
+
+function intOption(name: string, v: string | undefined, lo: number, hi: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v.trim()) || Number(v) < lo || Number(v) > hi) throw new FixUsageError(`${name}: expected an integer ${lo}-${hi}, got '${v}'`);
+  return Number(v);
+}
+
+function portRanges(v: string | undefined): { lo: number; hi: number }[] | undefined {
+  if (v === undefined) return undefined;
+  return list(v)!.map((r) => {
+    const m = /^(\d+)(?:[-:](\d+))?$/.exec(r);
+    const lo = m ? Number(m[1]) : NaN;
+    const hi = m ? Number(m[2] ?? m[1]) : NaN;
+    if (!m || lo < 1 || hi > 65535 || lo > hi) throw new FixUsageError(`--mark-ports: '${r}' is not a port or a range lo-hi within 1-65535`);
+    return { lo, hi };
+  });
+}
+
+export function registerFixCommand(program: Command, readNode: (o: { snapshot?: string; root?: string }) => Promise<NodeSnapshot>): void {
+  program
+    .command('fix')
+    .description('fix what the doctor finds: dry run by default, --apply to change the node (journalled, rolled back on failure)')
+    .option('--snapshot <file>', "plan from another node's snapshot (dry run only)")
+    .option('--root <dir>', 'plan from a fixture tree (dry run only)')
+    .option('--dry-run', 'print the exact commands and file writes (the default)')
+    .option('--apply', 'apply the fixes (root; asks for confirmation unless --yes)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--only <ids>', 'only these fixes (comma list): policy-routing, arp-sysctl, rp-filter, dscp-marking, qdisc-priority, nccl-conf — named fixes are planned even when no finding proposes them')
+    .option('--json', 'print the plan as JSON (apply it later, exactly as reviewed, with --plan)')
+    .option('--plan <file>', 'apply or show a plan saved with --json instead of planning again')
+    .option('--journal <file>', 'journal path (default /var/lib/ncclx/fix-<time>-<pid>.json)')
+    .option('--rollback <journal>', 'undo a completed apply from its journal')
+    .option('--force', 'replace a multi-queue (mq) root qdisc; with --rollback, undo even what was changed since')
+    .option('--persist', 'also write the sysctl settings to a drop-in under /etc/sysctl.d/')
+    .option('--sysctl-file <file>', 'the sysctl drop-in for --persist', '/etc/sysctl.d/90-ncclx.conf')
+    .option('--conf-file <file>', 'the NCCL config file the nccl-conf fix writes', '/etc/nccl.conf')
+    .option('--dscp <n>', 'DSCP to mark (default: NCCL_IB_TC >> 2 when set, else 46 = EF)')
+    .option('--mark-iface <list>', 'mark TCP leaving these interfaces (default: the interfaces NCCL\'s sockets use)')
+    .option('--mark-subnets', 'mark TCP to the rails\' IPv4 subnets')
+    .option('--mark-uid <uid>', 'mark TCP of sockets owned by this uid')
+    .option('--mark-cgroup <path>', 'mark TCP of sockets in this cgroup v2 path (e.g. system.slice/train.service)')
+    .option('--mark-ports <ranges>', 'mark TCP to these ports or ranges (e.g. 40000-40999): one rule per range')
+    .option('--mark-sport', '--mark-ports are source ports')
+    .option('--rate <mbit>', 'link rate for an htb priority qdisc when the link reports no speed')
+    .option('--nccl-version <version>', 'NCCL version to model: X.Y[.Z] or ncclx-X.Y (default: detected on the node)')
+    .option('--uplink-regex <regex>', 'netdevs that look like uplinks, left out of the RDMA candidate set', '^eth[0-9]+$')
+    .option('--include <netdevs>', 'netdevs always in the RDMA candidate set (comma list)')
+    .addOption(new Option('--no-color', 'no colour'))
+    .action(async (opts: FixCliOptions) => {
+      process.exitCode = await runFix(opts, readNode);
+    });
+}
+
+async function runFix(opts: FixCliOptions, readNode: (o: { snapshot?: string; root?: string }) => Promise<NodeSnapshot>): Promise<number> {
+  const style = makeStyle(wantColor(opts.color));
+  const [fix, text] = await Promise.all([import('../fix/index.js'), import('../report/fix-text.js')]);
+  const { FIX_ORDER } = await import('../fix/plan.js');
+  const out = (s: string) => process.stdout.write(s);
+  const err = (s: string) => process.stderr.write(s);
+  if (opts.apply && opts.dryRun) throw new FixUsageError('--apply and --dry-run cannot be used together');
+
+  if (opts.rollback) {
+    const problems = fix.preflight([], {}).filter((p) => p.startsWith('not root'));
+    if (problems.length) {
+      err(`ncclx fix: cannot roll back: ${problems.join('; ')}\nNothing was changed.\n`);
+      return 2;
+    }
+    const { JournalError } = await import('../fix/apply.js');
+    const total = await journalLength(opts.rollback);
+    try {
+      const outcome = await fix.rollbackJournal(opts.rollback, { onEvent: (e) => emit(text.renderEvent(e, total, style)), force: !!opts.force });
+      out(text.renderOutcome(outcome, style, 'rollback'));
+      return outcome.status === 'rollback-failed' ? 1 : 0;
+    } catch (e) {
+      if (e instanceof JournalError) throw new FixUsageError(e.message);
+      throw e;
+    }
+  }
+
+  const only = list(opts.only);
+  const unknown = (only ?? []).filter((id) => !(FIX_ORDER as readonly string[]).includes(id));
+  if (unknown.length) throw new FixUsageError(`unknown fix id ${unknown.join(', ')} (fixes: ${FIX_ORDER.filter((f) => f !== 'sysctl-persist').join(', ')})`);
+
+  const live = !opts.snapshot && !opts.root && !opts.plan;
+  let plan: import('../fix/types.js').FixPlan;
+  if (opts.plan) {
+    if (opts.snapshot || opts.root) throw new FixUsageError('--plan cannot be combined with --snapshot or --root');
+    const { loadPlanFile, PlanFileError } = await import('../fix/plan-file.js');
+    try {
+      plan = loadPlanFile(opts.plan);
+    } catch (e) {
+      if (e instanceof PlanFileError) throw new FixUsageError(e.message);
+      throw e;
+    }
+    if (only) plan = { ...plan, fixes: plan.fixes.filter((f) => only.includes(f.id)) };
+  } else {
+    let uplinkRegex: RegExp;
+    try {
+      uplinkRegex = new RegExp(opts.uplinkRegex);
+    } catch (e) {
+      throw new FixUsageError(`--uplink-regex: ${(e as Error).message}`);
+    }
+    const [{ ALL_CHECKS }, { makeContext, runDoctor }] = await Promise.all([import('../checks/registry.js'), import('../checks/run.js')]);
+    const snap = await readNode(opts);
+    const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, uplinkRegex, include: list(opts.include) ?? [] });
+    const run = runDoctor(ALL_CHECKS, ctx);
+    plan = await fix.proposeFixes(run, {
+      source: { live, root: opts.root ?? '/' },
+      only,
+      force: !!opts.force,
+      persist: !!opts.persist,
+      sysctlFile: opts.sysctlFile,
+      confFile: opts.confFile,
+      dscp: intOption('--dscp', opts.dscp, 0, 63),
+      markIfaces: list(opts.markIface),
+      markSubnets: !!opts.markSubnets,
+      markUid: intOption('--mark-uid', opts.markUid, 0, 0xfffffffe),
+      markCgroup: opts.markCgroup,
+      markPorts: portRanges(opts.markPorts),
+      markPortDir: opts.markSport ? 'sport' : 'dport',
+      rateMbit: intOption('--rate', opts.rate, 1, 10_000_000),
+    });
+  }
+
+  if (!opts.apply) {
+    if (opts.json) out(JSON.stringify({ ...plan, fixes: plan.fixes.map((f) => ({ ...f, commands: f.blocked ? [] : f.ops.flatMap(fix.commandsFor) })) }, null, 2) + '\n');
+    else out(text.renderPlan(plan, style, { applyHint: applyHint(opts) }));
+    return 0;
+  }
+
+  const active = plan.fixes.filter((f) => !f.blocked);
+  if (plan.fixes.length === 0) {
+    out(`Nothing to fix on ${plan.host}: the doctor proposes no fix, so nothing was changed.\n`);
+    return 0;
+  }
+  if (active.length === 0) {
+    err(`ncclx fix: nothing applicable:\n${plan.fixes.map((f) => `  [${f.id}] ${f.blocked}`).join('\n')}\nNothing was changed.\n`);
+    return 2;
+  }
+  const problems = fix.preflight(active, { live: live || !!opts.plan });
+  if (problems.length) {
+    err(`ncclx fix: cannot apply:\n${problems.map((p) => `  - ${p}`).join('\n')}\nNothing was changed.\n`);
+    return 2;
+  }
+  const skipped = plan.fixes.filter((f) => f.blocked);
+  for (const f of skipped) err(`note: [${f.id}] not applied: ${f.blocked}\n`);
+  const opCount = active.reduce((n, f) => n + f.ops.length, 0);
+  if (!opts.yes) {
+    if (!process.stdin.isTTY) {
+      err('ncclx fix: --apply needs confirmation and standard input is not a terminal: add --yes. Nothing was changed.\n');
+      return 2;
+    }
+    out(text.renderPlan({ ...plan, fixes: active }, style, { applyHint: [] }));
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await rl.question(`Apply ${opCount} operation(s) of ${active.map((f) => f.id).join(', ')} on ${plan.host}? [y/N] `);
+    rl.close();
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      out('Cancelled; nothing was changed.\n');
+      return 0;
+    }
+  }
+  const outcome = await fix.applyPlan(active, { journal: opts.journal, onEvent: (e) => emit(text.renderEvent(e, opCount, style)) });
+  out(text.renderOutcome(outcome, style, 'apply'));
+  return outcome.status === 'applied' || outcome.status === 'unchanged' ? 0 : 1;
+}
+
+function emit(line: string) {
+  if (line) process.stdout.write(line + '\n');
+}
+
+async function journalLength(path: string): Promise<number> {
+  try {
+    const { readFileSync } = await import('node:fs');
+    return (JSON.parse(readFileSync(path, 'utf8')) as { ops?: unknown[] }).ops?.length ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The command that applies what the dry run showed. */
+function applyHint(opts: FixCliOptions): string[] {
+  const argv = ['ncclx', 'fix', '--apply'];
+  if (opts.only) argv.push('--only', opts.only);
+  for (const [flag, v] of [
+    ['--dscp', opts.dscp],
+    ['--mark-iface', opts.markIface],
+    ['--mark-uid', opts.markUid],
+    ['--mark-cgroup', opts.markCgroup],
+    ['--mark-ports', opts.markPorts],
+    ['--rate', opts.rate],
+    ['--nccl-version', opts.ncclVersion],
+  ] as const) {
+    if (v !== undefined) argv.push(flag, v);
+  }
+  if (opts.markSubnets) argv.push('--mark-subnets');
+  if (opts.markSport) argv.push('--mark-sport');
+  if (opts.force) argv.push('--force');
+  if (opts.persist) argv.push('--persist');
+  if (opts.sysctlFile !== '/etc/sysctl.d/90-ncclx.conf') argv.push('--sysctl-file', opts.sysctlFile);
+  if (opts.confFile !== '/etc/nccl.conf') argv.push('--conf-file', opts.confFile);
+  return argv;
+}
