@@ -24,13 +24,13 @@ interface SourceOptions {
  * Read the node. `kernel` adds sysctls, routes, qdiscs and firewall rules and
  * `rdma` the RDMA devices: the doctor needs both, explain neither (it must stay fast).
  */
-export async function readNode(opts: SourceOptions, extraHosts: (string | undefined)[] = [], probe: { kernel?: boolean; rdma?: boolean } = {}): Promise<NodeSnapshot> {
+export async function readNode(opts: SourceOptions, extraHosts: (string | undefined)[] = [], probe: { kernel?: boolean; rdma?: boolean; onStep?: (what: string) => void } = {}): Promise<NodeSnapshot> {
   if (opts.snapshot && opts.root) throw new UsageError('--snapshot and --root cannot be used together');
   if (opts.snapshot) {
     const { loadSnapshot } = await import('./snapshot/schema.js');
     return loadSnapshot(opts.snapshot);
   }
-  return probeNode({ root: opts.root, extraHosts: hostsToResolve(extraHosts), kernel: probe.kernel ?? false, rdma: probe.rdma ?? false });
+  return probeNode({ root: opts.root, extraHosts: hostsToResolve(extraHosts), kernel: probe.kernel ?? false, rdma: probe.rdma ?? false, onStep: probe.onStep });
 }
 
 function addSourceOptions(cmd: Command): Command {
@@ -120,6 +120,18 @@ export function buildProgram(): Command {
     const known = (p: string) => ALL_CHECKS.some((c) => c.id === p || c.id.startsWith(p.endsWith('-') ? p : `${p}-`));
     const unknown = [...(only ?? []), ...(skip ?? [])].filter((p) => !known(p));
     if (unknown.length) throw new UsageError(`unknown check id ${unknown.join(', ')} (see ncclx doctor --list-checks)`);
+    // A person at a terminal gets the interactive doctor (src/tui, loaded only here).
+    if ((opts.json ? 'json' : opts.format) === 'text' && opts.tui !== false && process.stdout.isTTY && process.stdin.isTTY) {
+      const { runTui } = await import('./tui/index.js');
+      process.exitCode = await runTui({
+        load: (onStep) => readNode(opts, [], { kernel: true, rdma: true, onStep }),
+        checks: selectChecks(ALL_CHECKS, only, skip),
+        options: { ncclVersion: opts.ncclVersion, uplinkRegex, include: list(opts.include) ?? [] },
+        source: opts.snapshot ? { kind: 'snapshot', path: opts.snapshot } : opts.root ? { kind: 'root', path: opts.root } : { kind: 'live' },
+        color: wantColor(opts.color),
+      });
+      return;
+    }
     const snap = await readNode(opts, [], { kernel: true, rdma: true });
     const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, uplinkRegex, include: list(opts.include) ?? [] });
     const run = runDoctor(selectChecks(ALL_CHECKS, only, skip), ctx);

@@ -1,0 +1,51 @@
+// Three lines: who and what was read, the NCCL version and where it came from,
+// and the overall verdict.
+
+import { Box, Text } from 'ink';
+import React from 'react';
+import { versionString } from '../nccl/versions.js';
+import type { Model, NodeSource } from './model.js';
+import { verdict } from './model.js';
+import { useColor } from './screen.js';
+import { Line, MARKS, SEVERITY_COLOR } from './ui.js';
+
+export function sourceLabel(s: NodeSource): string {
+  return s.kind === 'live' ? 'this node' : s.kind === 'root' ? `root ${s.path}` : `snapshot ${s.path}`;
+}
+
+export function Header({ model, source }: { model: Model; source: NodeSource }) {
+  const c = useColor();
+  const snap = model.run.context.snapshot;
+  const r = model.run.context.reasoning;
+  const v = verdict(model.run.results);
+  const ports = (snap.rdma?.devices ?? []).reduce((n, d) => n + d.ports.length, 0);
+  return (
+    <Box flexDirection="column">
+      <Box>
+        <Text bold wrap="truncate-end">
+          ncclx doctor · {snap.host.hostname}{' '}
+        </Text>
+        <Text color={c(SEVERITY_COLOR[v.severity])} bold wrap="truncate-end">
+          {MARKS[v.severity]} {v.text}
+        </Text>
+      </Box>
+      <Line>
+        NCCL {versionString(r.choice.version)} ({r.profile.id}) <Text dimColor>· from {r.choice.source}</Text>
+      </Line>
+      <Line dim>
+        kernel {snap.host.kernel ?? '?'} · {snap.network.links.length} links · {snap.rdma ? `${ports} RDMA ports` : 'no RDMA data'} · {sourceLabel(source)}
+      </Line>
+    </Box>
+  );
+}
+
+/** While the node is being read: the same three lines, with what is known. */
+export function LoadingHeader({ source }: { source: NodeSource }) {
+  return (
+    <Box flexDirection="column">
+      <Line bold>ncclx doctor · reading {sourceLabel(source)}…</Line>
+      <Line dim>NCCL version: not known yet</Line>
+      <Line dim> </Line>
+    </Box>
+  );
+}

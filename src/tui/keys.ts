@@ -1,0 +1,63 @@
+// The views and their keys, in one place: the tabs, the footer and the `?`
+// help screen all read from here (docs/tui.md lists the same).
+
+export const VIEWS = ['summary', 'interfaces', 'rdma', 'whatif', 'fixes', 'env'] as const;
+export type ViewId = (typeof VIEWS)[number];
+
+export const VIEW_TITLE: Record<ViewId, string> = {
+  summary: 'Summary',
+  interfaces: 'Interfaces',
+  rdma: 'RDMA',
+  whatif: 'What-if',
+  fixes: 'Fixes',
+  env: 'Env',
+};
+
+export const GLOBAL_KEYS: [string, string][] = [
+  ['Tab / Shift-Tab', 'next / previous view'],
+  ['1 … 6', 'go to a view'],
+  ['↑ ↓  j k', 'move; PgUp PgDn, Home End (g G) jump'],
+  ['?', 'this help (any key closes it)'],
+  ['q  Ctrl-C', 'quit (Ctrl-C also while editing)'],
+];
+
+export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
+  summary: [
+    ['Enter', 'open the result: evidence, why, remediation'],
+    ['Esc ← Enter', 'close it'],
+    ['f', 'all results / problems only'],
+  ],
+  interfaces: [['← →', 'bootstrap, socket transport, IB OOB trace']],
+  rdma: [
+    ['↑ ↓', 'select a port (or a GID entry)'],
+    ['Enter', 'switch between the ports and the GID table'],
+  ],
+  whatif: [
+    ['Enter', 'edit the field (Enter / Esc done, Ctrl-U clear)'],
+    ['u', 'unset the variable (version: back to detected)'],
+    ['r  R', 'reset the field / every field to the node'],
+    ['c', 'copy the exports (OSC 52 clipboard, also shown)'],
+  ],
+  fixes: [
+    ['Space', 'select / deselect a fix'],
+    ['a', 'select every applicable fix / none'],
+    ['p', 'full-screen preview of the commands'],
+    ['Enter', 'apply the selected fixes (asks y / n first)'],
+    ['r', 'roll back from the journal, when offered'],
+  ],
+  env: [
+    ['← →', 'format: bash fish dotenv json nccl-conf k8s'],
+    ['d', 'add / remove the NCCL debug bundle'],
+    ['w', 'write to a file (edit the name, Enter writes)'],
+  ],
+};
+
+/** The one-line hint under each view. */
+export const FOOTER: Record<ViewId, string> = {
+  summary: '↑↓ move  Enter open  f filter',
+  interfaces: '←→ consumer  ↑↓ trace',
+  rdma: '↑↓ port  Enter ports/GIDs',
+  whatif: '↑↓ field  Enter edit  u unset  r/R reset  c copy',
+  fixes: 'Space select  a all  p preview  Enter apply',
+  env: '←→ format  d debug  w write',
+};

@@ -1,0 +1,100 @@
+// Terminal size (follows resize events), colour on/off, per-view state that
+// survives switching views, and which component currently owns the keyboard.
+
+import { useInput, useStdout, type Key } from 'ink';
+import React, { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+
+export interface Screen {
+  cols: number;
+  rows: number;
+  color: boolean;
+}
+
+const ScreenContext = createContext<Screen>({ cols: 80, rows: 24, color: false });
+
+/** `size` pins the dimensions (tests); otherwise they follow stdout and its resize events. */
+export function ScreenProvider({ size, color, children }: { size?: { cols: number; rows: number }; color: boolean; children: ReactNode }) {
+  const { stdout } = useStdout();
+  const read = () => ({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
+  const [dims, setDims] = useState(read);
+  useEffect(() => {
+    if (size) return;
+    const onResize = () => setDims(read());
+    stdout.on('resize', onResize);
+    return () => {
+      stdout.off('resize', onResize);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [stdout, size]);
+  const s = size ?? dims;
+  return <ScreenContext.Provider value={{ cols: s.cols, rows: s.rows, color }}>{children}</ScreenContext.Provider>;
+}
+
+export const useScreen = (): Screen => useContext(ScreenContext);
+
+export type ColorName = 'green' | 'yellow' | 'red' | 'magenta' | 'cyan' | 'blue' | 'gray';
+
+/** A colour name when colour is on, else undefined (NO_COLOR, --no-color). */
+export function useColor(): (c: ColorName) => ColorName | undefined {
+  const { color } = useScreen();
+  return (c) => (color ? c : undefined);
+}
+
+// ---- state that outlives a view's unmount (switching views keeps the cursor) ----
+
+const StoreContext = createContext<Map<string, unknown>>(new Map());
+
+export function StoreProvider({ children }: { children: ReactNode }) {
+  const store = useRef(new Map<string, unknown>());
+  return <StoreContext.Provider value={store.current}>{children}</StoreContext.Provider>;
+}
+
+export function usePersisted<T>(key: string, initial: T | (() => T)): [T, (v: T | ((old: T) => T)) => void] {
+  const store = useContext(StoreContext);
+  const [value, setLocal] = useState<T>(() => {
+    if (store.has(key)) return store.get(key) as T;
+    const v = typeof initial === 'function' ? (initial as () => T)() : initial;
+    store.set(key, v);
+    return v;
+  });
+  const set = useCallback(
+    (v: T | ((old: T) => T)) => {
+      const next = typeof v === 'function' ? (v as (old: T) => T)(store.get(key) as T) : v;
+      store.set(key, next);
+      setLocal(next);
+    },
+    [store, key],
+  );
+  return [value, set];
+}
+
+// ---- keyboard ownership: a view that edits text takes every key but Ctrl-C ----
+
+const CaptureContext = createContext<(owner: string, on: boolean) => void>(() => {});
+export const CaptureProvider = CaptureContext.Provider;
+
+/** While `on`, the app's global keys (Tab, digits, ?, q) are not handled. */
+export function useCapture(owner: string, on: boolean) {
+  const set = useContext(CaptureContext);
+  // A layout effect: the flag is in place before the next key is read.
+  useLayoutEffect(() => {
+    set(owner, on);
+    return () => set(owner, false);
+  }, [set, owner, on]);
+}
+
+/**
+ * useInput with the newest handler: keys that arrive together (a paste, tmux
+ * send-keys) each see the state the previous one left, not a stale closure.
+ */
+export function useKeys(handler: (input: string, key: Key) => void, active = true) {
+  const ref = useRef(handler);
+  ref.current = handler;
+  const activeRef = useRef(active);
+  activeRef.current = active;
+  useInput(
+    useCallback((input: string, key: Key) => {
+      if (activeRef.current) ref.current(input, key);
+    }, []),
+  );
+}

@@ -1,0 +1,124 @@
+// View 6: `ncclx env` for this node in the chosen format; a key writes it to a file.
+
+import { Text } from 'ink';
+import React from 'react';
+import type { DoctorRun } from '../../checks/run.js';
+import { envPlan } from '../../commands/env-model.js';
+import { commentLine, ENV_FORMATS, formatEnv, type EnvFormat } from '../../report/env-formats.js';
+import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
+import { Fill, Line, position, Title } from '../ui.js';
+
+const FILE_NAME: Record<EnvFormat, string> = {
+  bash: 'nccl-env.sh',
+  fish: 'nccl-env.fish',
+  dotenv: 'nccl.env',
+  json: 'nccl-env.json',
+  'nccl-conf': 'nccl.conf',
+  k8s: 'nccl-env.yaml',
+};
+
+/** What `ncclx env --format F` prints: the exports, then the summary as comments (JSON has none: the summary is returned apart). */
+export function envText(run: DoctorRun, format: EnvFormat, debug: boolean): { body: string; summary: string[]; error: string | null } {
+  const ctx = run.context;
+  const plan = envPlan(ctx, { debug });
+  const summary = [
+    `ncclx env for ${ctx.snapshot.host.hostname}, NCCL ${ctx.reasoning.choice.version.raw} (${ctx.reasoning.profile.id})`,
+    ...plan.vars.map((v) => `${v.name}: ${v.why}`),
+    ...plan.summary,
+    ...plan.notes.map((n) => `note: ${n}`),
+    `copy to the peer node: ${plan.peerLine}`,
+  ];
+  try {
+    const exports = formatEnv(plan.vars, format);
+    if (format === 'json') return { body: exports, summary, error: null };
+    return { body: exports + '\n' + summary.map((l) => commentLine(l, format)).join('\n') + '\n', summary: [], error: null };
+  } catch (e) {
+    return { body: '', summary, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+export interface EnvProps {
+  run: DoctorRun;
+  height: number;
+  active: boolean;
+  writeFile: (path: string, text: string) => void;
+}
+
+export function EnvView({ run, height, active, writeFile }: EnvProps) {
+  const c = useColor();
+  const [fi, setFi] = usePersisted('env.format', 0);
+  const [debug, setDebug] = usePersisted('env.debug', false);
+  const [scroll, setScroll] = usePersisted('env.scroll', 0);
+  const [naming, setNaming] = usePersisted<string | null>('env.filename', null);
+  const [msg, setMsg] = usePersisted<{ text: string; ok: boolean } | null>('env.message', null);
+  useCapture('env', active && naming !== null);
+  const format = ENV_FORMATS[fi]!;
+  const out = envText(run, format, debug);
+  const lines = (out.error ? [`cannot write ${format}: ${out.error}`] : out.body.replace(/\n$/, '').split('\n')).concat(out.summary.map((s) => `# ${s}`));
+
+  useKeys((input, key) => {
+    if (naming !== null) {
+      if (key.escape) setNaming(null);
+      else if (key.return) {
+        const path = naming.trim();
+        setNaming(null);
+        if (!path) return;
+        try {
+          writeFile(path, out.body);
+          setMsg({ text: `wrote ${format} to ${path}`, ok: true });
+        } catch (e) {
+          setMsg({ text: `could not write ${path}: ${e instanceof Error ? e.message : String(e)}`, ok: false });
+        }
+      } else if (key.backspace || key.delete) setNaming(naming.slice(0, -1));
+      else if (key.ctrl && input === 'u') setNaming('');
+      else if (input && !key.ctrl && !key.meta) setNaming(naming + input.replace(/[\r\n\t]/g, ''));
+      return;
+    }
+    if (key.leftArrow || input === 'h') {
+      setFi((fi + ENV_FORMATS.length - 1) % ENV_FORMATS.length);
+      setScroll(0);
+      setMsg(null);
+    } else if (key.rightArrow || input === 'l') {
+      setFi((fi + 1) % ENV_FORMATS.length);
+      setScroll(0);
+      setMsg(null);
+    } else if (input === 'd') setDebug(!debug);
+    else if (input === 'w' && !out.error) {
+      setMsg(null);
+      setNaming(FILE_NAME[format]);
+    } else if (key.upArrow || input === 'k') setScroll((s) => Math.max(0, s - 1));
+    else if (key.downArrow || input === 'j') setScroll((s) => s + 1);
+    else if (key.pageUp) setScroll((s) => Math.max(0, s - (height - 4)));
+    else if (key.pageDown) setScroll((s) => s + (height - 4));
+  }, active);
+
+  const body = height - 3;
+  const start = Math.max(0, Math.min(scroll, lines.length - body));
+  return (
+    <Fill height={height}>
+      <Title note={[position(lines.length, body, start), debug ? 'with --debug' : ''].filter(Boolean).join(' · ') || undefined}>
+        ncclx env --format{' '}
+        {ENV_FORMATS.map((f) => (
+          <Text key={f} inverse={f === format} color={f === format ? c('cyan') : undefined} bold={f === format} dimColor={f !== format}>
+            {` ${f} `}
+          </Text>
+        ))}
+      </Title>
+      {lines.slice(start, start + body).map((l, i) => (
+        <Line key={i} dim={l.startsWith('#')}>
+          {l}
+        </Line>
+      ))}
+      <Text> </Text>
+      {naming !== null ? (
+        <Text wrap="truncate-end">
+          Write to: <Text underline>{naming}▏</Text> <Text dimColor>Enter write · Esc cancel</Text>
+        </Text>
+      ) : msg ? (
+        <Line color={msg.ok ? c('green') : c('red')}>{msg.text}</Line>
+      ) : (
+        <Line dim>w writes this to a file · the what-if view (4) does not change it</Line>
+      )}
+    </Fill>
+  );
+}

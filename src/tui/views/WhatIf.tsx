@@ -1,0 +1,187 @@
+// View 4: edit NCCL_SOCKET_IFNAME, NCCL_IB_HCA, NCCL_COMM_ID,
+// NCCL_SOCKET_FAMILY, NCCL_IB_GID_INDEX and the NCCL version in place; the
+// selection, the GID choice and the findings follow every keystroke, computed
+// from the snapshot read at start (never the node again).
+
+import { Box, Text } from 'ink';
+import React from 'react';
+import type { IbModel } from '../../commands/ib-model.js';
+import type { ConsumerResult } from '../../nccl/socket.js';
+import { exportsFor, fieldValues, problemDiff, verdict, WHATIF_KEYS, type Model, type WhatIf, type WhatIfKey } from '../model.js';
+import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
+import { clamp, Fill, fit, Line, Mark, Title } from '../ui.js';
+
+const LABEL: Record<WhatIfKey, string> = {
+  NCCL_SOCKET_IFNAME: 'NCCL_SOCKET_IFNAME',
+  NCCL_IB_HCA: 'NCCL_IB_HCA',
+  NCCL_COMM_ID: 'NCCL_COMM_ID',
+  NCCL_SOCKET_FAMILY: 'NCCL_SOCKET_FAMILY',
+  NCCL_IB_GID_INDEX: 'NCCL_IB_GID_INDEX',
+  version: 'NCCL version',
+};
+
+function selectionText(r: ConsumerResult): { text: string; tone: 'ok' | 'warn' | 'err' } {
+  if (r.indeterminate) return { text: `? cannot predict: ${r.indeterminate}`, tone: 'warn' };
+  if (r.error) return { text: `✗ none — ${r.error.log.join('; ')}`, tone: 'err' };
+  return { text: `${r.selected.map((s) => `${s.name} ${s.display}`).join(', ')}  (${r.stage})`, tone: 'ok' };
+}
+
+/** "10 ports · GID 0: 8 ports · GID 3: mlx5_4:1, mlx5_10:1" */
+export function gidSummary(ib: IbModel): string {
+  const t = ib.report.transport;
+  if (t.used === false) return `not used — ${t.why}`;
+  const groups = new Map<string, string[]>();
+  for (const d of ib.report.devices) {
+    for (const p of d.ports) {
+      if (!p.usedByNccl) continue;
+      const o = p.gidSelection?.outcome;
+      const cell = !o ? 'no GID' : o.kind === 'index' ? `GID ${o.index}` : o.kind === 'indeterminate' ? `GID ?${o.candidates.join('|')}` : o.kind === 'failure' ? 'GID fails' : 'LID';
+      groups.set(cell, [...(groups.get(cell) ?? []), `${d.name}:${p.port}`]);
+    }
+  }
+  const n = [...groups.values()].reduce((a, b) => a + b.length, 0);
+  if (n === 0) return t.used === null ? `? ${t.why}` : 'no port used';
+  return [`${n} port${n === 1 ? '' : 's'}`, ...[...groups].map(([cell, ps]) => `${cell}: ${ps.length > 3 ? `${ps.length} ports` : ps.join(', ')}`)].join(' · ');
+}
+
+export interface WhatIfProps {
+  base: Model;
+  current: Model;
+  whatIf: WhatIf;
+  setWhatIf: (w: WhatIf) => void;
+  height: number;
+  width: number;
+  active: boolean;
+  copy: (text: string) => void;
+}
+
+export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, active, copy }: WhatIfProps) {
+  const c = useColor();
+  const [sel, setSel] = usePersisted('whatif.field', 0);
+  const [editing, setEditing] = usePersisted('whatif.editing', false);
+  const [copied, setCopied] = usePersisted<string[] | null>('whatif.copied', null);
+  const [scroll, setScroll] = usePersisted('whatif.scroll', 0);
+  useCapture('whatif', active && editing);
+  const node = fieldValues(base);
+  const selected = clamp(sel, WHATIF_KEYS.length);
+  const field = WHATIF_KEYS[selected]!;
+  const valueOf = (k: WhatIfKey) => (whatIf[k] !== undefined ? whatIf[k]! : k === 'version' ? '' : node[k].value ?? '');
+  const set = (k: WhatIfKey, v: string | undefined) => {
+    const next = { ...whatIf };
+    if (v === undefined) delete next[k];
+    else next[k] = v;
+    setWhatIf(next);
+  };
+
+  useKeys((input, key) => {
+    if (editing) {
+      if (key.return || key.escape || key.tab) setEditing(false);
+      else if (key.upArrow || key.downArrow) {
+        setEditing(false);
+        setSel(clamp(selected + (key.upArrow ? -1 : 1), WHATIF_KEYS.length));
+      } else if (key.backspace || key.delete) set(field, valueOf(field).slice(0, -1));
+      else if (key.ctrl && input === 'u') set(field, '');
+      else if (input && !key.ctrl && !key.meta) set(field, valueOf(field) + input.replace(/[\r\n\t]/g, ''));
+      return;
+    }
+    if (key.upArrow || input === 'k') setSel(clamp(selected - 1, WHATIF_KEYS.length));
+    else if (key.downArrow || input === 'j') setSel(clamp(selected + 1, WHATIF_KEYS.length));
+    else if (key.return || input === 'e') {
+      // Start from what the field shows: the node's value, or the what-if.
+      if (whatIf[field] === undefined && field !== 'version' && node[field].value !== null) set(field, node[field].value!);
+      setCopied(null);
+      setEditing(true);
+    } else if (input === 'u') set(field, '');
+    else if (input === 'r') set(field, undefined);
+    else if (input === 'R') {
+      setWhatIf({});
+      setCopied(null);
+    } else if (input === 'c') {
+      const lines = exportsFor(whatIf, base);
+      if (lines.length) copy(lines.join('\n') + '\n');
+      setCopied(lines.length ? lines : ['# nothing to copy: every field has the node\'s value']);
+    } else if (key.pageDown) setScroll((s) => s + 1);
+    else if (key.pageUp) setScroll((s) => Math.max(0, s - 1));
+    else if (key.escape) setCopied(null);
+  }, active);
+
+  const labelW = 19;
+  const valueW = Math.max(16, Math.min(36, width - labelW - 28));
+  const fieldLine = (k: WhatIfKey, i: number) => {
+    const isSel = i === selected;
+    const over = whatIf[k] !== undefined;
+    const v = over ? whatIf[k]! : k === 'version' ? node.version.value ?? '' : node[k].value ?? '';
+    const shown = isSel && editing ? `${v}▏` : v === '' ? (k === 'version' ? `${node.version.value} (detected)` : 'unset') : v;
+    const nodeVal = k === 'version' ? node.version.value : node[k].value;
+    const source = over ? `what-if (node: ${nodeVal ?? 'unset'})` : k === 'version' ? node.version.source : node[k].source;
+    return (
+      <Text key={k} wrap="truncate-end">
+        <Text inverse={isSel && !editing}>{isSel ? '› ' : '  '}{fit(LABEL[k], labelW)}</Text>
+        {' '}
+        <Text color={over ? c('cyan') : undefined} bold={over} underline={isSel && editing}>
+          {fit(shown, valueW)}
+        </Text>{' '}
+        <Text dimColor>{source}</Text>
+      </Text>
+    );
+  };
+
+  const consumers: [string, ConsumerResult][] = [
+    ['bootstrap', current.explain.bootstrap],
+    ['socket', current.explain.socket],
+    ['IB OOB', current.explain.ibOob],
+  ];
+  const diff = problemDiff(base.run.results, current.run.results);
+  const now = verdict(current.run.results);
+  const was = verdict(base.run.results);
+  const fixed = 1 + WHATIF_KEYS.length + 1 + 1 + consumers.length + 1 + 1;
+  const listH = Math.max(1, height - fixed);
+  const start = Math.max(0, Math.min(scroll, diff.length - listH));
+  return (
+    <Fill height={height}>
+      <Title note={editing ? 'editing: Enter/Esc done, Ctrl-U clear' : 'modelled on the snapshot; nothing is applied'}>What-if</Title>
+      {WHATIF_KEYS.map(fieldLine)}
+      {current.error ? <Line color={c('red')}>✗ {current.error} (showing the last valid version)</Line> : <Line> </Line>}
+      <Title>Result</Title>
+      {consumers.map(([label, r]) => {
+        const s = selectionText(r);
+        return (
+          <Text key={label} wrap="truncate-end">
+            {fit(label, 10)} <Text color={s.tone === 'ok' ? c('green') : s.tone === 'warn' ? c('yellow') : c('red')}>{s.text}</Text>
+          </Text>
+        );
+      })}
+      <Line>
+        {fit('IB', 10)} {gidSummary(current.ib)}
+      </Line>
+      {copied ? (
+        <Box flexDirection="column">
+          <Title note="Esc hides">Copied to the clipboard (OSC 52)</Title>
+          {copied.slice(0, Math.max(1, listH)).map((l, i) => (
+            <Line key={i}>{l}</Line>
+          ))}
+        </Box>
+      ) : (
+        <Box flexDirection="column">
+          <Box>
+            <Text bold wrap="truncate-end">
+              Findings{' '}
+            </Text>
+            <Mark severity={now.severity} />
+            <Text wrap="truncate-end"> {now.text} </Text>
+            <Text dimColor wrap="truncate-end">
+              (node: {was.text}){diff.length > listH ? ` · PgUp/PgDn ${start + 1}–${Math.min(diff.length, start + listH)} of ${diff.length}` : ''}
+            </Text>
+          </Box>
+          {diff.slice(start, start + listH).map(({ result, change }, i) => (
+            <Text key={i} wrap="truncate-end" dimColor={change === 'resolved'}>
+              <Text color={change === 'new' ? c('red') : change === 'resolved' ? c('green') : undefined}>{change === 'new' ? '+ ' : change === 'resolved' ? '− ' : '  '}</Text>
+              <Mark severity={result.severity} /> {result.checkId.padEnd(8)} {change === 'resolved' ? 'resolved: ' : ''}
+              {result.summary}
+            </Text>
+          ))}
+        </Box>
+      )}
+    </Fill>
+  );
+}
