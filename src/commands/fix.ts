@@ -178,6 +178,10 @@ async function runFix(opts: FixCliOptions, readNode: (o: { snapshot?: string; ro
     err(`ncclx fix: nothing applicable:\n${plan.fixes.map((f) => `  [${f.id}] ${f.blocked}`).join('\n')}\nNothing was changed.\n`);
     return 2;
   }
+  if (active.every((f) => f.ops.length === 0)) {
+    out(`Nothing changed: ${active.map((f) => f.id).join(', ')} already in place on ${plan.host}.\n`);
+    return 0;
+  }
   const problems = fix.preflight(active, { live: live || !!opts.plan });
   if (problems.length) {
     err(`ncclx fix: cannot apply:\n${problems.map((p) => `  - ${p}`).join('\n')}\nNothing was changed.\n`);

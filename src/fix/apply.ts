@@ -67,6 +67,18 @@ function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyE
     if (e.state !== 'applied' && e.state !== 'applying' && e.state !== 'failed') continue;
     if (e.before === undefined) continue; // failed while reading: nothing was changed
     const h = handler(e.op);
+    if (e.state === 'failed') {
+      // The op that failed may have done part of its work (a qdisc without its filters): clean that up quietly.
+      try {
+        h.undo(e.op, o.host, e.before);
+        const diff = h.restored(e.op, o.host, e.before);
+        if (diff) throw new OpError(diff);
+      } catch (err) {
+        errors.push(`${e.text}: ${errText(err)}`);
+        o.onEvent?.({ type: 'undo-failed', index: i, op: e.op, text: e.text, error: errText(err) });
+      }
+      continue;
+    }
     o.onEvent?.({ type: 'undo-start', index: i, op: e.op, text: e.text });
     try {
       // A later rollback must not overwrite what someone changed since: only undo what still holds our value.

@@ -37,32 +37,35 @@ function schedulerFromFiles(root: string, name: string): boolean | null {
 }
 
 /**
- * Ask the kernel itself: add each root qdisc to the loopback of a scratch
- * network namespace (which loads the module if there is one) and delete the
- * namespace. Nothing on the node's own links is touched.
+ * Ask the kernel itself: add each root qdisc to the loopback of a throwaway
+ * network namespace (`unshare --net`: it exists only for that one command,
+ * and loading the module is the kernel's own doing). Nothing on the node's
+ * links is touched.
  */
 function schedulerProbe(): { prio: boolean; htb: boolean } | null {
-  const ns = `ncclx-probe-${process.pid}`;
-  const run = (argv: string[]) => spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000 });
-  if (run(['ip', 'netns', 'add', ns]).status !== 0) return null;
-  try {
-    const has = (kind: string) => run(['ip', 'netns', 'exec', ns, 'tc', 'qdisc', 'replace', 'dev', 'lo', 'root', 'handle', '1:', kind]).status === 0;
-    return { prio: has('prio'), htb: has('htb') };
-  } finally {
-    run(['ip', 'netns', 'del', ns]);
-  }
+  const has = (kind: string) => {
+    const r = spawnSync('unshare', ['--net', 'tc', 'qdisc', 'replace', 'dev', 'lo', 'root', 'handle', '1:', kind], { encoding: 'utf8', timeout: 10_000 });
+    if (r.error) return null;
+    return r.status === 0 ? true : /unknown/i.test(r.stderr) ? false : null;
+  };
+  const prio = has('prio');
+  const htb = has('htb');
+  return prio === null || htb === null ? null : { prio, htb };
 }
 
 export function gatherFacts(src: FactSource): PlanFacts {
   let sched: ReturnType<PlanFacts['schedulers']> | null = null;
   return {
     tools: src.live
-      ? { nft: which('nft') !== null, iptables: which('iptables') !== null && which('iptables-restore') !== null, ip6tables: which('ip6tables') !== null && which('ip6tables-restore') !== null }
-      : { nft: true, iptables: true, ip6tables: true },
+      ? {
+          ip: which('ip') !== null,
+          tc: which('tc') !== null,
+          nft: which('nft') !== null, iptables: which('iptables') !== null && which('iptables-restore') !== null, ip6tables: which('ip6tables') !== null && which('ip6tables-restore') !== null }
+      : { ip: true, tc: true, nft: true, iptables: true, ip6tables: true },
     schedulers() {
       if (sched) return sched;
       const probed = src.live && process.getuid?.() === 0 ? schedulerProbe() : null;
-      if (probed) return (sched = { ...probed, how: 'tried in a scratch network namespace' });
+      if (probed) return (sched = { ...probed, how: 'tried on the loopback of a throwaway network namespace' });
       return (sched = { prio: schedulerFromFiles(src.root, 'prio'), htb: schedulerFromFiles(src.root, 'htb'), how: '/sys/module and /lib/modules' });
     },
     linkSpeedMbit(dev) {

@@ -392,18 +392,37 @@ interface IptState {
   /** `-A` lines of the chain as `-S` prints them. */
   lines: string[];
   jump: boolean;
+  /**
+   * iptables-nft creates the nftables table `ip mangle` (`ip6 mangle`) on first use
+   * and leaves it behind, empty; whether it was there, so rollback can remove it. null: not nft-backed.
+   */
+  nftTable?: boolean | null;
+}
+
+function nftMangle(family: 4 | 6, host: Host): { exists: boolean; rules: number } | null {
+  const r = host.run(['nft', '-j', 'list', 'table', family === 4 ? 'ip' : 'ip6', 'mangle']);
+  if (!r.ok) return /No such file or directory/i.test(r.error) ? { exists: false, rules: 0 } : null;
+  try {
+    const items = (JSON.parse(r.stdout) as { nftables: Record<string, unknown>[] }).nftables;
+    return { exists: true, rules: items.filter((x) => 'rule' in x).length };
+  } catch {
+    return null;
+  }
 }
 
 function iptRead(op: Spec<'iptables-mark'>, family: 4 | 6, host: Host): IptState {
   const { cmd } = IPT[family];
-  const r = host.run([cmd, '-w', '-t', 'mangle', '-S', op.chain]);
-  const jumpArgs = [cmd, '-w', '-t', 'mangle', '-C', 'OUTPUT', '-j', op.chain];
-  if (!r.ok) {
-    if (/No chain|does not exist|not found/i.test(r.error)) return { exists: false, lines: [], jump: false };
-    throw new OpError(`${cmd} -t mangle -S ${op.chain}: ${r.error}`);
-  }
-  const lines = r.stdout.split('\n').filter((l) => l.startsWith('-A '));
-  return { exists: true, lines, jump: host.run(jumpArgs).ok };
+  // The whole table, not `-S CHAIN`: iptables-nft reports a missing chain as "incompatible".
+  const r = host.run([cmd, '-w', '-t', 'mangle', '-S']);
+  if (!r.ok) throw new OpError(`${cmd} -t mangle -S: ${r.error}`);
+  const all = r.stdout.split('\n');
+  const nftBacked = host.run([cmd, '--version']).stdout.includes('nf_tables');
+  return {
+    exists: all.includes(`-N ${op.chain}`),
+    lines: all.filter((l) => l.startsWith(`-A ${op.chain} `)),
+    jump: all.includes(`-A OUTPUT -j ${op.chain}`),
+    nftTable: nftBacked ? (nftMangle(family, host)?.exists ?? null) : null,
+  };
 }
 
 const tagsOf = (lines: string[]) => lines.map((l) => /--comment "?(ncclx:[0-9a-f]+)"?/.exec(l)?.[1] ?? '').sort();
@@ -459,6 +478,8 @@ const iptablesMark: OpHandler<Spec<'iptables-mark'>> = {
       } else {
         must(host, [restore, '-w', '--noflush'], ['*mangle', `:${op.chain} - [0:0]`, ...b.lines, 'COMMIT', ''].join('\n'));
       }
+      // The empty table iptables-nft created for us goes too, never one with rules in it.
+      if (b.nftTable === false && nftMangle(f, host)?.rules === 0) must(host, ['nft', 'delete', 'table', f === 4 ? 'ip' : 'ip6', 'mangle']);
     }
   },
   restored(op, host, before) {

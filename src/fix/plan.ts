@@ -11,7 +11,7 @@ import type { CheckContext, CheckResult } from '../checks/types.js';
 import { envPlan } from '../commands/env-model.js';
 import { parseNcclInt } from '../nccl/cint.js';
 import { parseIPv4 } from '../nccl/ip.js';
-import { prefixText } from '../checks/routing.js';
+import { captureFailure, prefixText } from '../checks/routing.js';
 import { contentDigest, iptQuotable, markRules, nftQuotable } from './ops.js';
 import type { Fix, FixPlan, MarkSelector, OpSpec } from './types.js';
 
@@ -45,7 +45,7 @@ export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
 };
 
 export interface PlanFacts {
-  tools: { nft: boolean; iptables: boolean; ip6tables: boolean };
+  tools: { ip: boolean; tc: boolean; nft: boolean; iptables: boolean; ip6tables: boolean };
   /** Whether the kernel has each scheduler; null when it could not be told. Asked only when a qdisc is planned. */
   schedulers(): { prio: boolean | null; htb: boolean | null; how: string };
   linkSpeedMbit(dev: string): number | null;
@@ -62,9 +62,10 @@ const confKey = (ifname: string, key: string) => `net/ipv4/conf/${ifname}/${key}
 // ---------------------------------------------------------------------------
 // Multi-rail ARP: policy routing, ARP sysctls, rp_filter
 
-function policyRouting(ctx: CheckContext): { ops: OpSpec[]; notes: string[]; blocked: string | null } {
+function policyRouting(ctx: CheckContext, facts: PlanFacts): { ops: OpSpec[]; notes: string[]; blocked: string | null } {
   const kernel = ctx.snapshot.kernel;
   if (!kernel || !ctx.snapshot.rdma) return { ops: [], notes: [], blocked: 'the node\'s kernel or RDMA data could not be read' };
+  if (!facts.tools.ip) return { ops: [], notes: [], blocked: 'ip is not installed (apt-get install iproute2)' };
   const dec = decisions(ctx);
   if ('error' in dec) return { ops: [], notes: [], blocked: dec.error };
   const members = memberNetdevs(sharedSubnets(ctx));
@@ -204,8 +205,10 @@ function qdiscPriority(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): 
   const { dscp, notes } = markingDscp(ctx, opts);
   const devs = opts.markIfaces?.length ? opts.markIfaces : socketLinks(ctx);
   if (devs.length === 0) return { ops: [], notes, blocked: 'NCCL selects no socket interface here: name one with --mark-iface' };
+  if (!facts.tools.tc) return { ops: [], notes, blocked: 'tc is not installed (apt-get install iproute2)' };
   const kernel = ctx.snapshot.kernel;
-  if (!kernel?.qdiscs.ok) return { ops: [], notes, blocked: 'the root qdiscs could not be read' };
+  if (!kernel) return { ops: [], notes, blocked: 'the node\'s kernel data could not be read' };
+  if (!kernel.qdiscs.ok) return { ops: [], notes, blocked: `the root qdiscs could not be read (${captureFailure(kernel.qdiscs)})` };
   const sched = facts.schedulers();
   const scheduler: 'prio' | 'htb' | null = sched.prio !== false ? 'prio' : sched.htb !== false ? 'htb' : null;
   if (!scheduler) return { ops: [], notes, blocked: `the kernel has neither prio nor htb (${sched.how})` };
@@ -352,7 +355,7 @@ export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): 
   const add = (id: FixId, body: Omit<Fix, 'id' | 'title' | 'resolves'>) => fixes.push({ id, title: TITLES[id], resolves: resolvedBy(results, id), ...body });
   const wanted = (id: FixId) => asked.has(id) || resolvedBy(results, id).length > 0;
 
-  const routing = wanted('policy-routing') || wanted('arp-sysctl') ? policyRouting(ctx) : null;
+  const routing = wanted('policy-routing') || wanted('arp-sysctl') ? policyRouting(ctx, facts) : null;
   if (wanted('policy-routing')) add('policy-routing', routing!);
   if (wanted('arp-sysctl')) {
     let ops = arpSysctl(ctx);
@@ -375,7 +378,7 @@ export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): 
     const body = ncclConf(ctx, opts, facts);
     fixes.push({ id: 'nccl-conf', title: TITLES['nccl-conf'], resolves: confFindings.map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary })), ...body });
   }
-  for (const f of fixes) if (f.ops.length === 0 && !f.blocked) f.blocked = 'nothing to change';
+  for (const f of fixes) if (f.ops.length === 0 && !f.blocked) f.notes.push('nothing to change: already in place');
   return { schema: 'ncclx.fix-plan/v1', host: ctx.snapshot.host.hostname, fixes: selectAndPersist(fixes, opts, facts) };
 }
 

@@ -10,7 +10,7 @@ const MARK: Record<string, string> = { error: '✗', warn: '!', info: 'i', unkno
 
 export function renderPlan(plan: FixPlan, s: Style, o: { applyHint: string[] }): string {
   const out: string[] = [];
-  const active = plan.fixes.filter((f) => !f.blocked);
+  const active = plan.fixes.filter((f) => !f.blocked && f.ops.length > 0);
   if (plan.fixes.length === 0) {
     return `Nothing to fix on ${plan.host}: the doctor proposes no fix (name one with --only to plan it anyway).\n`;
   }
@@ -42,6 +42,7 @@ function renderFix(f: Fix, s: Style): string[] {
     out.push(s.warn(`  not applicable: ${f.blocked}`));
     return out;
   }
+  if (f.ops.length === 0) out.push(s.ok('  nothing to change: already in place'));
   for (const op of f.ops) for (const c of commandsFor(op)) out.push(...c.split('\n').map((l, i) => (i === 0 ? `  ${l}` : l)));
   return out;
 }

@@ -198,13 +198,24 @@ export interface DoctorRun {
  * given variables). With `fixture`, /sys/class/infiniband is the fixture.
  */
 export async function doctor(k: KNamespace, args: string[], env: Record<string, string> = {}, fixture?: string): Promise<DoctorRun> {
-  const cli = [process.execPath, cliPath(), 'doctor', ...args];
+  const r = await ncclx<DoctorJson>(k, ['doctor', ...args], env, fixture);
+  return { ...r, of: (id) => (r.json?.results ?? []).filter((x) => x.id === id) };
+}
+
+/** Any ncclx command inside the namespace, the same way as `doctor` (JSON parsed when stdout is JSON). */
+export async function ncclx<T = unknown>(
+  k: KNamespace,
+  args: string[],
+  env: Record<string, string> = {},
+  fixture?: string,
+  opts: { cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
+  const cli = [process.execPath, cliPath(), ...args];
   const argv = fixture
     ? ['ip', 'netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, OVERLAY, fixture, join(k.dir, 'overlay'), '--', ...cli]
     : ['ip', 'netns', 'exec', k.ns, ...cli];
   const emptyConf = join(k.dir, 'empty-nccl.conf');
   writeFileSync(emptyConf, '');
   const env2 = { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: k.dir, NCCL_CONF_FILE: emptyConf, ...env };
-  const r = await runJson<DoctorJson>(argv, env2);
-  return { ...r, of: (id) => (r.json?.results ?? []).filter((x) => x.id === id) };
+  return runJson<T>(argv, env2, opts.cwd);
 }

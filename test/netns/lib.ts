@@ -393,9 +393,9 @@ export async function runExplain(ns: string, args: string[], env: Record<string,
  * Run argv (no shell) with exactly `env`, killed after 30 s; stdout parsed as
  * JSON when it is JSON (json is null otherwise, so tests can assert on it).
  */
-export function runJson<T>(argv: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
+export function runJson<T>(argv: string[], env: Record<string, string>, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0]!, argv.slice(1), { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
