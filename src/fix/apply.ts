@@ -70,6 +70,7 @@ function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyE
     if (e.state === 'failed') {
       // The op that failed may have done part of its work (a qdisc without its filters): clean that up quietly.
       try {
+        if (h.restored(e.op, o.host, e.before) === null) continue; // it changed nothing
         h.undo(e.op, o.host, e.before);
         const diff = h.restored(e.op, o.host, e.before);
         if (diff) throw new OpError(diff);
