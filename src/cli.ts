@@ -4,6 +4,7 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
+import { registerCompareCommand } from './commands/compare.js';
 import { explain, type SocketOverrides } from './commands/explain-model.js';
 import { registerFixCommand } from './commands/fix.js';
 import { registerIbCommands } from './commands/ib.js';
@@ -144,6 +145,7 @@ export function buildProgram(): Command {
 
   registerIbCommands(program);
   registerFixCommand(program, (o) => readNode(o, [], { kernel: true, rdma: true }));
+  registerCompareCommand(program);
 
   addSourceOptions(
     program

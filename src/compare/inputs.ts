@@ -1,0 +1,44 @@
+// The command line's SNAPSHOT... arguments → the files to read: a file as
+// given, a directory's *.json files (not recursive; `srun … -o dir/%N.json`
+// writes them flat), in natural name order so node2 comes before node10.
+
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SkippedInput } from './types.js';
+
+const natural = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+export function expandInputs(args: string[]): { files: string[]; skipped: SkippedInput[] } {
+  const files: string[] = [];
+  const skipped: SkippedInput[] = [];
+  const seen = new Set<string>();
+  const add = (f: string) => {
+    if (!seen.has(f)) {
+      seen.add(f);
+      files.push(f);
+    }
+  };
+  for (const arg of args) {
+    let isDir = false;
+    try {
+      isDir = statSync(arg).isDirectory();
+    } catch (e) {
+      skipped.push({ file: arg, problem: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+      continue;
+    }
+    if (!isDir) {
+      add(arg);
+      continue;
+    }
+    let names: string[];
+    try {
+      names = readdirSync(arg).filter((n) => n.endsWith('.json'));
+    } catch (e) {
+      skipped.push({ file: arg, problem: `cannot list: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+      continue;
+    }
+    if (names.length === 0) skipped.push({ file: arg, problem: 'directory has no *.json files' });
+    for (const n of names.sort(natural.compare)) add(join(arg, n));
+  }
+  return { files, skipped };
+}
