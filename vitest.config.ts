@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // Fixture trees are real-looking /sys trees, symlink loops included:
     // never let the test-file crawl descend into them.
     exclude: [...configDefaults.exclude, 'test/fixtures/**'],

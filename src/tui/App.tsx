@@ -14,7 +14,7 @@ import { Help } from './Help.js';
 import { FOOTER, VIEWS, type ViewId } from './keys.js';
 import { activeWhatIf, ModelCache, WHATIF_KEYS, type Model, type NodeSource, type WhatIf } from './model.js';
 import { Progress, type ProgressState } from './Progress.js';
-import { CaptureProvider, ScreenProvider, StoreProvider, useKeys, useScreen } from './screen.js';
+import { CaptureProvider, KeysProvider, ScreenProvider, StoreProvider, useKeyDispatch, useScreen } from './screen.js';
 import { Tabs } from './Tabs.js';
 import { EnvView } from './views/Env.js';
 import { FixesView } from './views/Fixes.js';
@@ -114,7 +114,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
   const base = useMemo(() => cache?.get({}) ?? null, [cache]);
   const current = useMemo(() => (cache ? cache.get(whatIf) : null), [cache, whatIf]);
 
-  useKeys((input, key) => {
+  const keys = useKeyDispatch((input, key) => {
     if (help) {
       setHelp(false);
       if (input === 'q') exit();
@@ -185,13 +185,15 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
     }
   })();
   return (
-    <CaptureProvider value={setCapture}>
-      <Box flexDirection="column" width={cols} height={height}>
-        <Header model={base} source={source} />
-        <Tabs active={view} marks={banner ? { whatif: '*' } : {}} />
-        {body}
-        <Footer hint={help ? 'any key closes the help' : FOOTER[view]} />
-      </Box>
-    </CaptureProvider>
+    <KeysProvider value={keys}>
+      <CaptureProvider value={setCapture}>
+        <Box flexDirection="column" width={cols} height={height}>
+          <Header model={base} source={source} />
+          <Tabs active={view} marks={banner ? { whatif: '*' } : {}} />
+          {body}
+          <Footer hint={help ? 'any key closes the help' : FOOTER[view]} />
+        </Box>
+      </CaptureProvider>
+    </KeysProvider>
   );
 }

@@ -5,13 +5,15 @@ import React from 'react';
 
 export function Footer({ hint, message }: { hint: string; message?: string | null }) {
   return (
-    <Box>
-      <Box flexGrow={1}>
+    <Box height={1}>
+      <Box flexGrow={1} flexShrink={1}>
         <Text dimColor wrap="truncate-end">
           {message ?? hint}
         </Text>
       </Box>
-      <Text dimColor> Tab view  ? keys  q quit</Text>
+      <Box flexShrink={0}>
+        <Text dimColor wrap="truncate-end"> Tab view  ? keys  q quit</Text>
+      </Box>
     </Box>
   );
 }

@@ -21,14 +21,12 @@ export function Header({ model, source }: { model: Model; source: NodeSource }) 
   const ports = (snap.rdma?.devices ?? []).reduce((n, d) => n + d.ports.length, 0);
   return (
     <Box flexDirection="column">
-      <Box>
-        <Text bold wrap="truncate-end">
-          ncclx doctor · {snap.host.hostname}{' '}
-        </Text>
-        <Text color={c(SEVERITY_COLOR[v.severity])} bold wrap="truncate-end">
+      <Line bold>
+        ncclx doctor · {snap.host.hostname}{' '}
+        <Text color={c(SEVERITY_COLOR[v.severity])}>
           {MARKS[v.severity]} {v.text}
         </Text>
-      </Box>
+      </Line>
       <Line>
         NCCL {versionString(r.choice.version)} ({r.profile.id}) <Text dimColor>· from {r.choice.source}</Text>
       </Line>

@@ -27,7 +27,7 @@ export function Progress({ state, height }: { state: ProgressState; height: numb
   const shown = state.done.slice(Math.max(0, state.done.length - Math.max(0, height - 2)));
   return (
     <Box flexDirection="column" height={height}>
-      <Text bold>Reading the node</Text>
+      <Text bold wrap="truncate-end">Reading the node</Text>
       {shown.map((s) => (
         <Text key={s.what} wrap="truncate-end">
           <Text color={c('green')}>[✓]</Text> {s.what} <Text dimColor>{s.ms < 1 ? '<1' : Math.round(s.ms)} ms</Text>

@@ -8,15 +8,17 @@ import { useColor } from './screen.js';
 export function Tabs({ active, marks }: { active: ViewId; marks?: Partial<Record<ViewId, string>> }) {
   const c = useColor();
   return (
-    <Box>
-      {VIEWS.map((v, i) => (
-        <Text key={v} wrap="truncate-end">
-          {i ? ' ' : ''}
-          <Text inverse={v === active} bold={v === active} color={v === active ? c('cyan') : undefined}>
-            {` ${i + 1} ${VIEW_TITLE[v]}${marks?.[v] ?? ''} `}
+    <Box height={1}>
+      <Text wrap="truncate-end">
+        {VIEWS.map((v, i) => (
+          <Text key={v}>
+            {i ? ' ' : ''}
+            <Text inverse={v === active} bold={v === active} color={v === active ? c('cyan') : undefined}>
+              {` ${i + 1} ${VIEW_TITLE[v]}${marks?.[v] ?? ''} `}
+            </Text>
           </Text>
-        </Text>
-      ))}
+        ))}
+      </Text>
     </Box>
   );
 }

@@ -133,7 +133,7 @@ export class ModelCache {
 }
 
 /** The node's value of each field (before any what-if). */
-export function fieldValues(base: Model): Record<WhatIfKey, FieldValue> {
+export function fieldValues(base: Pick<Model, 'run'>): Record<WhatIfKey, FieldValue> {
   const env = base.run.context.reasoning.env;
   const out = {} as Record<WhatIfKey, FieldValue>;
   for (const k of WHATIF_VARS) out[k] = { value: env.vars[k] ?? null, source: originLabel(env.origins[k]) };
@@ -143,7 +143,7 @@ export function fieldValues(base: Model): Record<WhatIfKey, FieldValue> {
 }
 
 /** Shell lines that make a job see the what-if: exports, unsets, and a note for the version (no variable sets it). */
-export function exportsFor(w: WhatIf, base: Model): string[] {
+export function exportsFor(w: WhatIf, base: Pick<Model, 'run'>): string[] {
   const lines: string[] = [];
   const now = fieldValues(base);
   for (const k of WHATIF_VARS) {

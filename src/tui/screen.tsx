@@ -83,18 +83,48 @@ export function useCapture(owner: string, on: boolean) {
   }, [set, owner, on]);
 }
 
-/**
- * useInput with the newest handler: keys that arrive together (a paste, tmux
- * send-keys) each see the state the previous one left, not a stale closure.
- */
-export function useKeys(handler: (input: string, key: Key) => void, active = true) {
-  const ref = useRef(handler);
-  ref.current = handler;
-  const activeRef = useRef(active);
-  activeRef.current = active;
+// ---- keys: one Ink input listener (the App's), dispatching to the views ----
+//
+// Ink subscribes each useInput in a passive effect, which can run after the
+// frame is already on screen: a key typed at once (tmux send-keys, a test)
+// would be lost. Views register here in a layout effect instead, and the App's
+// single listener, mounted while the node is still being read, calls them.
+
+export type KeyHandler = (input: string, key: Key) => void;
+type Registered = { fn: { current: KeyHandler }; active: { current: boolean } };
+
+const KeysContext = createContext<Set<Registered>>(new Set());
+export const KeysProvider = KeysContext.Provider;
+
+/** The view's key handler; always the newest closure, so keys that arrive together each see the previous one's state. */
+export function useKeys(handler: KeyHandler, active = true) {
+  const registry = useContext(KeysContext);
+  const fn = useRef(handler);
+  fn.current = handler;
+  const isActive = useRef(active);
+  isActive.current = active;
+  useLayoutEffect(() => {
+    const entry: Registered = { fn, active: isActive };
+    registry.add(entry);
+    return () => {
+      registry.delete(entry);
+    };
+  }, [registry]);
+}
+
+/** The App's listener: every registered view handler, then the global keys. */
+export function useKeyDispatch(global: KeyHandler): Set<Registered> {
+  const registry = useRef(new Set<Registered>()).current;
+  const g = useRef(global);
+  g.current = global;
   useInput(
-    useCallback((input: string, key: Key) => {
-      if (activeRef.current) ref.current(input, key);
-    }, []),
+    useCallback(
+      (input: string, key: Key) => {
+        for (const r of [...registry]) if (r.active.current) r.fn.current(input, key);
+        g.current(input, key);
+      },
+      [registry],
+    ),
   );
+  return registry;
 }

@@ -75,16 +75,18 @@ export function clamp(i: number, n: number): number {
   return Math.max(0, Math.min(i, n - 1));
 }
 
-/** A bold title line with an optional dim note on the right side. */
-export function Title({ children, note }: { children: ReactNode; note?: string }) {
+/** A bold title line with an optional dim note on the right side; one line, whatever the width. */
+export function Title({ children, note }: { children: ReactNode; note?: string | undefined }) {
   return (
-    <Box>
-      <Text bold wrap="truncate-end">
-        {children}
-      </Text>
+    <Box height={1} flexShrink={0}>
+      <Box flexShrink={1}>
+        <Text bold wrap="truncate-end">
+          {children}
+        </Text>
+      </Box>
       {note ? (
-        <Box flexGrow={1} justifyContent="flex-end">
-          <Text dimColor wrap="truncate-end">
+        <Box flexGrow={1} flexShrink={0} justifyContent="flex-end">
+          <Text dimColor wrap="truncate-start">
             {' '}
             {note}
           </Text>

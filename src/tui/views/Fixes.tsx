@@ -32,7 +32,7 @@ export function previewLines(api: FixApi, fixes: Fix[]): string[] {
   const out: string[] = [];
   for (const f of fixes) {
     out.push(`# ${f.id}: ${f.title}`);
-    for (const op of f.ops) out.push(...api.commandsFor(op));
+    for (const op of f.ops) out.push(...api.commandsFor(op).flatMap((cmd) => cmd.split('\n')));
   }
   return out;
 }
@@ -256,7 +256,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
   const previewH = Math.max(0, height - 2 - listH - msg.length - 1);
   return (
     <Fill height={height}>
-      <Title note={`${live ? '' : `${sourceLabel(source)}: preview only · `}${st.checked.length} selected`}>
+      <Title note={`${live ? '' : 'preview only · '}${st.checked.length} selected`}>
         {fixes.length} fix{fixes.length === 1 ? '' : 'es'} proposed for {st.plan.host}
       </Title>
       {fixes.length === 0 ? <Line dim>Nothing to fix: no result has a fix.</Line> : null}

@@ -133,23 +133,22 @@ export function RdmaView({ ib, snapshot, height, width, active, banner }: { ib: 
   const pStart = windowStart(ports.length, portHeight, selected);
   const gStart = windowStart(gids.length, gidHeight, gSelected);
   const w = { dev: 11, state: 7, link: 4, netdev: width >= 100 ? 16 : 13, ipv4: 18, gid: 8 };
-  const g = { idx: 7, addr: width >= 100 ? 28 : 24, type: 7, verdict: 14 };
+  const g = { idx: 7, addr: width >= 100 ? 28 : 24, type: 9, verdict: 14 };
   const gcur = gids[gSelected];
   const detail = gcur ? `GID ${gcur.label}: ${gcur.verdict} — ${gcur.reason}` : '';
   const mode = cur?.port.gidSelection?.mode;
   return (
     <Fill height={height}>
       {banner ? <Line color={c('yellow')}>{banner}</Line> : null}
-      <Line color={t.used === true ? undefined : c('yellow')}>{transport}</Line>
-      <Box>
-        <Text dimColor wrap="truncate-end">
-          {'  '}
-          {fit('DEV:PORT', w.dev)} {fit('STATE', w.state)} {fit('LINK', w.link)} {fit('NETDEV', w.netdev)} {fit('IPv4', w.ipv4)} {fit('GID', w.gid)} NCCL
+      <Title note={position(ports.length, portHeight, pStart) ? `ports ${position(ports.length, portHeight, pStart)}` : undefined}>
+        <Text bold={false} color={t.used === true ? undefined : c('yellow')}>
+          {transport}
         </Text>
-        <Box flexGrow={1} justifyContent="flex-end">
-          <Text dimColor>{position(ports.length, portHeight, pStart)}</Text>
-        </Box>
-      </Box>
+      </Title>
+      <Line dim>
+        {'  '}
+        {fit('DEV:PORT', w.dev)} {fit('STATE', w.state)} {fit('LINK', w.link)} {fit('NETDEV', w.netdev)} {fit('IPv4', w.ipv4)} {fit('GID', w.gid)} NCCL
+      </Line>
       {ports.slice(pStart, pStart + portHeight).map((r, i) => {
         const isSel = pStart + i === selected;
         const p = r.port;

@@ -24,6 +24,16 @@ export function summaryRows(run: DoctorRun, problemsOnly: boolean): Row[] {
   return rows;
 }
 
+/** Index (in display order) of the first error, else the first warning, else 0. */
+export function firstProblem(run: DoctorRun): number {
+  const results = summaryRows(run, false).flatMap((r) => (r.kind === 'result' ? [r.result] : []));
+  for (const sev of ['error', 'warn'] as const) {
+    const i = results.findIndex((r) => r.severity === sev);
+    if (i >= 0) return i;
+  }
+  return 0;
+}
+
 /** The detail of one result, as lines of at most `width` characters. */
 export function detailLines(run: DoctorRun, r: CheckResult, width: number): { text: string; style?: 'dim' | 'bold' }[] {
   const check = run.checks.find((c) => c.id === r.checkId);
@@ -59,16 +69,9 @@ function Detail({ run, result, height, width, scroll }: { run: DoctorRun; result
   const start = Math.max(0, Math.min(scroll, lines.length - body));
   return (
     <Fill height={height}>
-      <Box>
-        <Mark severity={result.severity} />
-        <Text bold wrap="truncate-end">
-          {' '}
-          {result.checkId}
-        </Text>
-        <Box flexGrow={1} justifyContent="flex-end">
-          <Text dimColor>{position(lines.length, body, start) || ' '} Esc back</Text>
-        </Box>
-      </Box>
+      <Title note={`${position(lines.length, body, start)} Esc back`}>
+        <Mark severity={result.severity} /> {result.checkId}
+      </Title>
       {lines.slice(start, start + body).map((l, i) => (
         <Line key={i} dim={l.style === 'dim'} bold={l.style === 'bold'}>
           {l.text || ' '}
@@ -81,7 +84,8 @@ function Detail({ run, result, height, width, scroll }: { run: DoctorRun; result
 export function SummaryView({ run, height, width, active }: { run: DoctorRun; height: number; width: number; active: boolean }) {
   const c = useColor();
   const [problemsOnly, setProblemsOnly] = usePersisted('summary.problemsOnly', false);
-  const [sel, setSel] = usePersisted('summary.selected', 0);
+  // The cursor starts on the worst result: that is what the person came for.
+  const [sel, setSel] = usePersisted('summary.selected', () => firstProblem(run));
   const [open, setOpen] = usePersisted('summary.open', false);
   const [scroll, setScroll] = usePersisted('summary.scroll', 0);
   const rows = summaryRows(run, problemsOnly);

@@ -113,7 +113,7 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
     const v = over ? whatIf[k]! : k === 'version' ? node.version.value ?? '' : node[k].value ?? '';
     const shown = isSel && editing ? `${v}▏` : v === '' ? (k === 'version' ? `${node.version.value} (detected)` : 'unset') : v;
     const nodeVal = k === 'version' ? node.version.value : node[k].value;
-    const source = over ? `what-if (node: ${nodeVal ?? 'unset'})` : k === 'version' ? node.version.source : node[k].source;
+    const source = over ? `what-if (node: ${nodeVal ?? 'unset'})` : k === 'version' ? node.version.source : nodeVal === null ? '' : node[k].source;
     return (
       <Text key={k} wrap="truncate-end">
         <Text inverse={isSel && !editing}>{isSel ? '› ' : '  '}{fit(LABEL[k], labelW)}</Text>
@@ -141,7 +141,7 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
     <Fill height={height}>
       <Title note={editing ? 'editing: Enter/Esc done, Ctrl-U clear' : 'modelled on the snapshot; nothing is applied'}>What-if</Title>
       {WHATIF_KEYS.map(fieldLine)}
-      {current.error ? <Line color={c('red')}>✗ {current.error} (showing the last valid version)</Line> : <Line> </Line>}
+      {current.error ? <Line color={c('red')}>✗ last valid version shown — {current.error}</Line> : <Line> </Line>}
       <Title>Result</Title>
       {consumers.map(([label, r]) => {
         const s = selectionText(r);
@@ -163,16 +163,13 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
         </Box>
       ) : (
         <Box flexDirection="column">
-          <Box>
-            <Text bold wrap="truncate-end">
-              Findings{' '}
-            </Text>
-            <Mark severity={now.severity} />
-            <Text wrap="truncate-end"> {now.text} </Text>
-            <Text dimColor wrap="truncate-end">
+          <Text wrap="truncate-end">
+            <Text bold>Findings </Text>
+            <Mark severity={now.severity} /> {now.text}{' '}
+            <Text dimColor>
               (node: {was.text}){diff.length > listH ? ` · PgUp/PgDn ${start + 1}–${Math.min(diff.length, start + listH)} of ${diff.length}` : ''}
             </Text>
-          </Box>
+          </Text>
           {diff.slice(start, start + listH).map(({ result, change }, i) => (
             <Text key={i} wrap="truncate-end" dimColor={change === 'resolved'}>
               <Text color={change === 'new' ? c('red') : change === 'resolved' ? c('green') : undefined}>{change === 'new' ? '+ ' : change === 'resolved' ? '− ' : '  '}</Text>

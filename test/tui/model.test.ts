@@ -1,0 +1,88 @@
+// The what-if model: edits reach every check through the environment, unset
+// means unset (conf files too), a bad version keeps the last good model, and
+// copied exports are quoted for a shell.
+
+import { describe, expect, it } from 'vitest';
+import { ALL_CHECKS } from '../../src/checks/registry.js';
+import { computeModel, exportsFor, ModelCache, problemDiff, whatIfSnapshot, type NodeInput } from '../../src/tui/model.js';
+import { link, snapshotOf } from '../unit/helpers.js';
+import { fixture } from './helpers.js';
+
+const options = { uplinkRegex: /^eth[0-9]+$/, include: [] };
+
+async function ib8(): Promise<NodeInput> {
+  return { snapshot: await fixture(), checks: ALL_CHECKS, options, source: { kind: 'root', path: 'x' } };
+}
+
+const gidOf = (m: ReturnType<typeof computeModel>, dev: string) => m.ib.report.devices.find((d) => d.name === dev)!.ports[0]!.gidIndex;
+
+describe('what-if model on ib8-storage', () => {
+  it('NCCL_SOCKET_IFNAME moves every consumer, and the findings follow', async () => {
+    const node = await ib8();
+    const base = computeModel(node, {});
+    expect(base.explain.bootstrap.selected[0]!.name).toBe('ibp24s0');
+    const m = computeModel(node, { NCCL_SOCKET_IFNAME: '=eno1' });
+    for (const c of ['bootstrap', 'socket', 'ibOob'] as const) expect(m.explain[c].selected.map((s) => s.name)).toEqual(['eno1']);
+    expect(m.explain.inputs['NCCL_SOCKET_IFNAME']).toEqual({ value: '=eno1', source: 'environment' });
+    // eno1 carries the default route while the RDMA netdevs sit elsewhere: a new SOCK-031 result.
+    const diff = problemDiff(base.run.results, m.run.results);
+    expect(diff.filter((d) => d.change === 'new').map((d) => d.result.checkId)).toContain('SOCK-031');
+    // The snapshot itself is untouched.
+    expect(node.snapshot.env.process['NCCL_SOCKET_IFNAME']).toBeUndefined();
+  });
+
+  it('NCCL_IB_GID_INDEX and NCCL_IB_HCA reach the IB model and the RDMA checks', async () => {
+    const node = await ib8();
+    expect(gidOf(computeModel(node, {}), 'mlx5_4')).toBe(3);
+    const m = computeModel(node, { NCCL_IB_GID_INDEX: '2' });
+    expect(gidOf(m, 'mlx5_4')).toBe(2);
+    // GID 2 is RoCE v1: IB-005 says so.
+    expect(m.run.results.find((r) => r.checkId === 'IB-005')!.severity).not.toBe('ok');
+    const hca = computeModel(node, { NCCL_IB_HCA: '=mlx5_4:1' });
+    const used = hca.ib.report.devices.flatMap((d) => d.ports.filter((p) => p.usedByNccl).map((p) => d.name));
+    expect(used).toEqual(['mlx5_4']);
+  });
+
+  it('the NCCL version changes the profile; a version that does not parse keeps the last good model', async () => {
+    const cache = new ModelCache(await ib8());
+    expect(cache.get({ version: '2.27.3' }).run.context.reasoning.profile.id).toBe('nccl<2.28.3');
+    const bad = cache.get({ version: '2.x' });
+    expect(bad.error).toMatch(/2\.x/);
+    expect(bad.run.context.reasoning.profile.id).toBe('nccl<2.28.3');
+    expect(cache.get({ version: '2.28.3' }).error).toBeNull();
+  });
+
+  it('computes each what-if once', async () => {
+    const cache = new ModelCache(await ib8());
+    const a = cache.get({ NCCL_SOCKET_IFNAME: 'eno' });
+    cache.get({});
+    expect(cache.get({ NCCL_SOCKET_IFNAME: 'eno' }).run).toBe(a.run);
+  });
+});
+
+describe('unset', () => {
+  const snap = snapshotOf([link('lo', ['127.0.0.1/8']), link('eth0', ['10.0.0.1/24']), link('eth1', ['10.0.1.1/24'])], {
+    env: { NCCL_SOCKET_IFNAME: 'eth1' },
+    confFiles: [{ path: '/etc/nccl.conf', role: 'etc', content: 'NCCL_SOCKET_IFNAME=eth1\nNCCL_COMM_ID=10.0.0.9:5000\nNCCL_IB_HCA=mlx5\n', error: null }],
+    ncclVersion: '2.28.3',
+  });
+
+  it("removes the variable from the environment and blanks its conf-file lines, keeping others' line numbers", () => {
+    const w = whatIfSnapshot(snap, { NCCL_SOCKET_IFNAME: '', NCCL_IB_HCA: '' });
+    expect(w.env.process['NCCL_SOCKET_IFNAME']).toBeUndefined();
+    expect(w.env.confFiles[0]!.content).toBe('\nNCCL_COMM_ID=10.0.0.9:5000\n\n');
+    const m = computeModel({ snapshot: snap, checks: ALL_CHECKS, options, source: { kind: 'live' } }, { NCCL_SOCKET_IFNAME: '' });
+    expect(m.explain.inputs['NCCL_SOCKET_IFNAME']!.value).toBeNull();
+    expect(m.explain.inputs['NCCL_COMM_ID']).toEqual({ value: '10.0.0.9:5000', source: '/etc/nccl.conf:2' });
+  });
+
+  it('exports: quoted values, unset lines, a note for conf files and for the version', () => {
+    const base = computeModel({ snapshot: snap, checks: ALL_CHECKS, options, source: { kind: 'live' } }, {});
+    expect(exportsFor({ NCCL_SOCKET_IFNAME: "=r$d;(0'" }, base)).toEqual([`export NCCL_SOCKET_IFNAME='=r$d;(0'\\'''`]);
+    expect(exportsFor({ NCCL_SOCKET_IFNAME: '' }, base)).toEqual(['unset NCCL_SOCKET_IFNAME']);
+    expect(exportsFor({ NCCL_COMM_ID: '' }, base)).toEqual(['unset NCCL_COMM_ID', '# NCCL_COMM_ID is also set in /etc/nccl.conf:2: remove that line']);
+    // Same value as the node: nothing to export.
+    expect(exportsFor({ NCCL_SOCKET_IFNAME: 'eth1', NCCL_SOCKET_FAMILY: '' }, base)).toEqual([]);
+    expect(exportsFor({ version: '2.27.3' }, base)).toEqual(['# modelled for NCCL 2.27.3 (ncclx --nccl-version 2.27.3)']);
+  });
+});

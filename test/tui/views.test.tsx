@@ -1,0 +1,346 @@
+// Component and flow tests of the interactive doctor, on the largest fixture
+// node, at 80×24: what a person sees in each view and on the main key paths.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup } from 'ink-testing-library';
+import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import { fakeFixApi, fits, fixture, KEY, renderApp, sleep } from './helpers.js';
+
+let snap: NodeSnapshot;
+const load = async () => (snap ??= await fixture());
+
+afterEach(() => cleanup());
+
+describe('start-up', () => {
+  it('shows progress while the node is read, then the header and the summary', async () => {
+    const s = await load();
+    let finish!: () => void;
+    const gate = new Promise<void>((r) => (finish = r));
+    const app = renderApp({
+      snapshot: s,
+      load: async (onStep) => {
+        onStep('links and addresses');
+        await sleep(20);
+        onStep('RDMA devices, ports and GID tables');
+        await gate;
+        return s;
+      },
+    });
+    const reading = await app.waitFor(/RDMA devices, ports and GID tables…/);
+    expect(reading).toMatch(/Reading the node/);
+    expect(reading).toMatch(/\[✓\] links and addresses/);
+    expect(reading).toMatch(/reading root test\/fixtures\/ib8-storage/);
+    finish();
+    const f = await app.waitFor(/results/);
+    expect(f).toMatch(/ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 71 ok/);
+    expect(f).toMatch(/NCCL 2\.30\.7 \(nccl>=2\.28\.3\) · from no NCCL library found/);
+    expect(f).toMatch(/15 links · 12 RDMA ports · root test\/fixtures\/ib8-storage/);
+    expect(f).toMatch(/1 Summary +2 Interfaces +3 RDMA +4 What-if +5 Fixes +6 Env/);
+    expect(fits(f)).toBeNull();
+  });
+
+  it('a failed read is handed to the caller (the CLI reports it and exits 2)', async () => {
+    let err: unknown;
+    const app = renderApp({ snapshot: await load(), load: async () => Promise.reject(new Error('cannot read x.json')), onError: (e) => (err = e) });
+    await sleep(50);
+    expect((err as Error).message).toBe('cannot read x.json');
+    expect(app.frame()).not.toMatch(/results/);
+  });
+});
+
+describe('Summary', () => {
+  it('groups results by family with flutter-doctor marks; the cursor starts on the first problem', async () => {
+    const app = renderApp({ snapshot: await load() });
+    const f = await app.waitFor(/results/);
+    expect(f).toMatch(/› \[!\] IB-009 +Port\(s\) not ACTIVE/);
+    expect(f).toMatch(/\[✓\] IB-001 /);
+    await app.press('g');
+    const top = await app.waitFor(/› \[✓\] SOCK-001/);
+    expect(top).toMatch(/^Socket interfaces$/m);
+    expect(top).toMatch(/\[✓\] SOCK-002 +no consumer uses an IPv6 link-local address/);
+  });
+
+  it('Enter opens the result: evidence, why and remediation; Esc closes it', async () => {
+    const app = renderApp({ snapshot: await load() });
+    await app.waitFor(/results/);
+    await app.press(KEY.enter);
+    const d = await app.waitFor(/Esc back/);
+    expect(d).toMatch(/\[!\] IB-009/);
+    expect(d).toMatch(/^Why$/m);
+    expect(d).toMatch(/^Evidence$/m);
+    expect(d).toMatch(/ports used: mlx5_0:1 GID 0/);
+    await app.press(KEY.pageDown);
+    expect(await app.waitFor(/^Remediation$/m)).toBeTruthy();
+    await app.press(KEY.esc);
+    expect(await app.waitFor(/results/)).toMatch(/› \[!\] IB-009/);
+  });
+
+  it('f shows problems only; ↓ moves the cursor', async () => {
+    const app = renderApp({ snapshot: await load() });
+    await app.waitFor(/results/);
+    await app.press('f');
+    const f = await app.waitFor(/problems only \(f: all\)/);
+    expect(f).not.toMatch(/\[✓\]/);
+    expect(f).toMatch(/\[i\] SOCK-021/);
+    await app.press(KEY.down);
+    expect(app.frame()).toMatch(/› \[!\] IB-009/);
+  });
+});
+
+describe('navigation', () => {
+  it('Tab, Shift-Tab and number keys switch views; ? shows the keys; every view fits 80×24', async () => {
+    const app = renderApp({ snapshot: await load() });
+    await app.waitFor(/results/);
+    const seen: string[] = [];
+    for (const [key, marker] of [
+      [KEY.tab, /Trace ◀ socket transport ▶/],
+      [KEY.tab, /GID table — mlx5_0:1/],
+      [KEY.tab, /^What-if/m],
+      [KEY.tab, /Planning fixes|fix(es)? proposed|Loading the fix planner/],
+      [KEY.tab, /ncclx env --format/],
+      [KEY.tab, /results/],
+      [KEY.shiftTab, /ncclx env --format/],
+      ['3', /GID table/],
+      ['1', /results/],
+    ] as const) {
+      await app.press(key);
+      const f = await app.waitFor(marker);
+      expect(fits(f)).toBeNull();
+      seen.push(f);
+    }
+    await app.press('?');
+    const help = await app.waitFor(/any key closes/);
+    expect(help).toMatch(/Tab \/ Shift-Tab +next \/ previous view/);
+    expect(help).toMatch(/f +all results \/ problems only/);
+    await app.press('x');
+    await app.waitFor((f) => !/any key closes/.test(f));
+  });
+
+  it('adapts to the terminal size', async () => {
+    const s = await load();
+    const app = renderApp({ snapshot: s });
+    await app.waitFor(/results/);
+    const small = app.frame();
+    const { App } = await import('../../src/tui/App.js');
+    const { ALL_CHECKS } = await import('../../src/checks/registry.js');
+    app.rerender(
+      <App load={async () => s} checks={ALL_CHECKS} options={{ uplinkRegex: /^eth[0-9]+$/, include: [] }} source={{ kind: 'live' }} color={false} size={{ cols: 100, rows: 40 }} />,
+    );
+    const big = await app.waitFor((f) => f.split('\n').length > 30);
+    expect(fits(big, 100, 40)).toBeNull();
+    expect(small.split('\n').length).toBeLessThanOrEqual(23);
+    app.rerender(
+      <App load={async () => s} checks={ALL_CHECKS} options={{ uplinkRegex: /^eth[0-9]+$/, include: [] }} source={{ kind: 'live' }} color={false} size={{ cols: 30, rows: 10 }} />,
+    );
+    expect(await app.waitFor(/Terminal too small/)).toMatch(/30×10/);
+  });
+});
+
+describe('Interfaces', () => {
+  it('shows the three consumers and the per-address trace; ← → switch consumer', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'interfaces' });
+    const f = await app.waitFor(/Trace/);
+    expect(f).toMatch(/^bootstrap +ibp24s0 10\.10\.0\.21 \(auto: ib\)/m);
+    expect(f).toMatch(/^socket +\[0\]ibp24s0 10\.10\.0\.21 +\[1\]ibp64s0/m);
+    expect(f).toMatch(/^IB OOB +ibp24s0 10\.10\.0\.21/m);
+    expect(f).toMatch(/eno1 +192\.168\.10\.21 +skipped +name does not start with 'ib'/);
+    expect(f).toMatch(/ibp24s0 +10\.10\.0\.21 +selected +matched entry 'ib'/);
+    await app.press(KEY.right);
+    expect(await app.waitFor(/Trace ◀ IB transport OOB ▶/)).toBeTruthy();
+    await app.press(KEY.left, KEY.left);
+    expect(await app.waitFor(/Trace ◀ bootstrap ▶/)).toBeTruthy();
+    await app.press(KEY.down, KEY.down);
+    // The selected row's full reason under the table.
+    expect(app.frame().split('\n').slice(-3).join('\n')).toMatch(/eno1 192\.168\.10\.21: name does not start with 'ib'/);
+  });
+});
+
+describe('RDMA', () => {
+  it('lists ports; the GID table highlights NCCL’s entry and gives every other entry’s reason', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'rdma' });
+    const f = await app.waitFor(/GID table/);
+    expect(f).toMatch(/IB transport: used, 10 devices, OOB ibp24s0 10\.10\.0\.21/);
+    expect(f).toMatch(/mlx5_5:1 +DOWN +RoCE/);
+    await app.press(KEY.down, KEY.down, KEY.down, KEY.down);
+    const roce = await app.waitFor(/GID table — mlx5_4:1/);
+    expect(roce).toMatch(/▶ 3 +::ffff:10\.100\.0\.21 +RoCE v2 +chosen/);
+    expect(roce).toMatch(/ {2}2 +::ffff:10\.100\.0\.21 +RoCE v1 +switch-family/);
+    expect(roce).toMatch(/4–254 .* skipped/);
+    expect(roce).toMatch(/GID 3: chosen — valid AF_INET; GID 2 is v1, GID 3 is v2/);
+    await app.press(KEY.enter, KEY.down);
+    expect(await app.waitFor(/GID 4–254: skipped — family AF_INET6 \(all-zero entry\)/)).toMatch(/↑↓ entries/);
+  });
+});
+
+describe('What-if', () => {
+  it('editing NCCL_SOCKET_IFNAME updates the selection and the findings on every keystroke', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif' });
+    await app.waitFor(/^Result/m);
+    expect(app.frame()).toMatch(/^bootstrap +ibp24s0 10\.10\.0\.21/m);
+    await app.press(KEY.enter);
+    await app.waitFor(/editing/);
+    await app.press('=', 'e', 'n');
+    // '=en' matches nothing: NCCL finds no interface.
+    expect(await app.waitFor(/^bootstrap +✗ none/m)).toMatch(/NCCL_SOCKET_IFNAME +=en▏/);
+    await app.press('o', '1');
+    const f = await app.waitFor(/^bootstrap +eno1 192\.168\.10\.21 +\(NCCL_SOCKET_IFNAME\)/m);
+    expect(f).toMatch(/^socket +eno1 192\.168\.10\.21/m);
+    expect(f).toMatch(/what-if \(node: unset\)/);
+    expect(f).toMatch(/\+ \[i\] SOCK-031/);
+    // Typing digits while editing does not switch views.
+    expect(f).toMatch(/^What-if/m);
+    await app.press(KEY.enter);
+    await app.press('2');
+    const ifaces = await app.waitFor(/Trace/);
+    expect(ifaces).toMatch(/what-if: NCCL_SOCKET_IFNAME==eno1/);
+    expect(ifaces).toMatch(/^bootstrap +eno1/m);
+    expect(ifaces).toMatch(/4 What-if\*/);
+  });
+
+  it('NCCL_IB_GID_INDEX changes the GID choice; a bad version shows an error; R resets', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif' });
+    await app.waitFor(/^Result/m);
+    expect(app.frame()).toMatch(/GID 3: mlx5_4:1, mlx5_10:1/);
+    await app.press(KEY.down, KEY.down, KEY.down, KEY.down, KEY.enter, '2', KEY.enter);
+    const f = await app.waitFor(/GID 2: mlx5_4:1, mlx5_10:1/);
+    expect(f).toMatch(/\+ \[!\] IB-005/);
+    await app.press(KEY.down, KEY.enter, '2', '.', 'x');
+    expect(await app.waitFor(/✗ last valid version shown — cannot read NCCL version '2\.x'/)).toMatch(/GID 2: mlx5_4:1, mlx5_10:1/);
+    await app.press(KEY.backspace, '2', '7', '.', '3', KEY.enter);
+    const v = await app.waitFor(/NCCL version +2\.27\.3/);
+    expect(v).not.toMatch(/last valid version shown/);
+    expect(v).toMatch(/what-if \(node: 2\.30\.7\)/);
+    await app.press('R');
+    const reset = await app.waitFor(/GID 3: mlx5_4:1, mlx5_10:1/);
+    expect(reset).toMatch(/NCCL version +2\.30\.7/);
+    expect(reset).not.toMatch(/What-if\*/);
+  });
+
+  it('c copies the exports, shell-quoted, and shows them', async () => {
+    const copied: string[] = [];
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif', copy: (t) => copied.push(t) });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter, "=x'y", KEY.enter, KEY.down, 'u', 'c');
+    const f = await app.waitFor(/Copied to the clipboard/);
+    expect(copied).toEqual([`export NCCL_SOCKET_IFNAME='=x'\\''y'\n`]);
+    expect(f).toMatch(/export NCCL_SOCKET_IFNAME='=x'\\''y'/);
+  });
+});
+
+describe('Fixes', () => {
+  it('select fixes, preview the exact commands, cancel the confirmation: nothing is applied', async () => {
+    const { api, calls } = fakeFixApi();
+    const app = renderApp({ snapshot: await load(), initialView: 'fixes', fixApi: async () => api, source: { kind: 'live' } });
+    const f = await app.waitFor(/3 fixes proposed for dgx-h100-01/);
+    expect(f).toMatch(/› \[ \] arp-sysctl/);
+    expect(f).toMatch(/\[-\] qdisc-priority .*blocked: the root qdisc is mq/);
+    await app.press(' ');
+    expect(await app.waitFor(/\[x\] arp-sysctl/)).toMatch(/sysctl -w net\/ipv4\/conf\/eth1\/arp_ignore=1/);
+    await app.press(KEY.down, KEY.down, ' ');
+    expect(await app.waitFor(/qdisc-priority cannot be applied as planned/)).toBeTruthy();
+    await app.press(KEY.enter);
+    const c = await app.waitFor(/\[y\] apply +\[n\] cancel/);
+    expect(c).toMatch(/Apply 1 fix \(2 operations\) to dgx-h100-01 now\?/);
+    // While asking, view keys are not taken: '1' does not leave the view.
+    await app.press('1');
+    expect(app.frame()).toMatch(/\[y\] apply/);
+    await app.press('n');
+    expect(await app.waitFor(/Cancelled: nothing was changed/)).toBeTruthy();
+    expect(calls.apply).toEqual([]);
+    await app.press('p');
+    expect(await app.waitFor(/Preview — 1 selected fix/)).toMatch(/# arp-sysctl: ARP sysctls/);
+  });
+
+  it('confirmed apply shows each operation and the result', async () => {
+    const { api, calls } = fakeFixApi();
+    const app = renderApp({ snapshot: await load(), initialView: 'fixes', fixApi: async () => api, source: { kind: 'live' } });
+    await app.waitFor(/fixes proposed/);
+    await app.press('a', KEY.enter);
+    await app.waitFor(/\[y\] apply/);
+    await app.press('y');
+    const f = await app.waitFor(/✓ applied: 3 changed/);
+    expect(calls.apply).toEqual([['arp-sysctl', 'rp-filter']]);
+    expect(f).toMatch(/\[✓\] sysctl -w net\/ipv4\/conf\/eth1\/arp_ignore=1/);
+    expect(f).toMatch(/\[✓\] sysctl -w net\/ipv4\/conf\/eth1\/rp_filter=2/);
+    expect(f).toMatch(/journal \/var\/lib\/ncclx\/fix-test\.json/);
+    expect(f).toMatch(/r: undo these changes/);
+  });
+
+  it('a failure whose rollback failed offers the rollback again, from the journal', async () => {
+    const { api, calls } = fakeFixApi({
+      outcome: { status: 'rollback-failed', journal: '/var/lib/ncclx/fix-test.json', changed: 1, unchanged: 0, failure: { index: 1, text: 'sysctl -w net/ipv4/conf/eth1/arp_announce=2', error: 'EPERM' }, undoErrors: ['EBUSY'] },
+    });
+    const app = renderApp({ snapshot: await load(), initialView: 'fixes', fixApi: async () => api, source: { kind: 'live' } });
+    await app.waitFor(/fixes proposed/);
+    await app.press(' ', KEY.enter, 'y');
+    const f = await app.waitFor(/r: retry the rollback/);
+    expect(f).toMatch(/\[✗\] sysctl -w net\/ipv4\/conf\/eth1\/arp_announce=2: EPERM/);
+    expect(f).toMatch(/and the\s+rollback failed: EBUSY/);
+    await app.press('r');
+    await app.waitFor(/Roll back from \/var\/lib\/ncclx\/fix-test\.json\?/);
+    await app.press('y');
+    expect(await app.waitFor(/✓ rolled back/)).toMatch(/undone: sysctl/);
+    expect(calls.rollback).toEqual(['/var/lib/ncclx/fix-test.json']);
+  });
+
+  it('refuses to apply to data that is not this node (--root, --snapshot)', async () => {
+    const { api, calls } = fakeFixApi();
+    const app = renderApp({ snapshot: await load(), initialView: 'fixes', fixApi: async () => api, source: { kind: 'snapshot', path: 'node7.json' } });
+    await app.waitFor(/fixes proposed/);
+    await app.press(' ', KEY.enter);
+    const f = await app.waitFor(/Not applied: fixes apply to this node only/);
+    expect(f).toMatch(/snapshot node7\.json/);
+    expect(calls.apply).toEqual([]);
+    expect(calls.preflight).toBe(0);
+  });
+
+  it('preflight problems (not root, missing tools) stop the apply before the question', async () => {
+    const { api, calls } = fakeFixApi({ preflight: ['not root (uid 1000): run with sudo'] });
+    const app = renderApp({ snapshot: await load(), initialView: 'fixes', fixApi: async () => api, source: { kind: 'live' } });
+    await app.waitFor(/fixes proposed/);
+    await app.press(' ', KEY.enter);
+    expect(await app.waitFor(/✗ not root \(uid 1000\)/)).not.toMatch(/\[y\] apply/);
+    expect(calls.apply).toEqual([]);
+  });
+
+  it('the real planner on the fixture: the nccl-conf fix with its file write', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'fixes' });
+    const f = await app.waitFor(/fix(es)? proposed for dgx-h100-01/, 5000);
+    expect(f).toMatch(/nccl-conf/);
+    expect(f).toMatch(/cat > \/etc\/nccl\.conf/);
+  });
+});
+
+describe('Env', () => {
+  it('shows ncclx env in the chosen format and writes it to a file', async () => {
+    const writes: [string, string][] = [];
+    const app = renderApp({ snapshot: await load(), initialView: 'env', writeFile: (p, t) => writes.push([p, t]) });
+    const f = await app.waitFor(/ncclx env --format/);
+    expect(f).toMatch(/^export NCCL_IB_HCA='=mlx5_0:1,/m);
+    expect(f).toMatch(/^# copy to the peer node: RDMA_PEER_IFACES=/m);
+    await app.press(KEY.right);
+    expect(await app.waitFor(/^set -gx NCCL_IB_HCA '=mlx5_0:1,/m)).toBeTruthy();
+    await app.press('d');
+    await app.waitFor(/with --debug/);
+    await app.press('w');
+    await app.waitFor(/Write to: nccl-env\.fish▏/);
+    // Keys go to the file name while it is edited ('1' does not switch views).
+    await app.press(KEY.ctrlU, '/tmp/x1.fish', KEY.enter);
+    expect(await app.waitFor(/wrote fish to \/tmp\/x1\.fish/)).toBeTruthy();
+    expect(writes).toHaveLength(1);
+    expect(writes[0]![0]).toBe('/tmp/x1.fish');
+    expect(writes[0]![1]).toMatch(/^set -gx NCCL_SOCKET_IFNAME /m);
+    expect(writes[0]![1]).toMatch(/^set -gx NCCL_DEBUG 'INFO'/m);
+  });
+});
+
+describe('quit', () => {
+  it('q ends the app (no further frames)', async () => {
+    const app = renderApp({ snapshot: await load() });
+    await app.waitFor(/results/);
+    await app.press('q');
+    const n = app.frames.length;
+    await app.press('2', '3');
+    expect(app.frames.length).toBe(n);
+  });
+});
