@@ -15,7 +15,9 @@
 // Traffic stays between the lab namespaces. Everything is removed at the end.
 //
 // Environment: LAB_RATE_MBIT (default 1000), LAB_SECONDS (default 10),
-// LAB_BULK_STREAMS (default 8), LAB_QUEUE_PACKETS (default 100).
+// LAB_BULK_STREAMS (default 8), LAB_QUEUE_PACKETS (default 100), LAB_RUNS (default 3:
+// each case is measured that many times and the run with the median training
+// throughput is reported, with the range).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +30,7 @@ const RATE = Number(process.env.LAB_RATE_MBIT ?? 1000);
 const SECONDS = Number(process.env.LAB_SECONDS ?? 10);
 const STREAMS = Number(process.env.LAB_BULK_STREAMS ?? 8);
 const QUEUE = Number(process.env.LAB_QUEUE_PACKETS ?? 100);
+const RUNS = Number(process.env.LAB_RUNS ?? 3);
 const TRAIN_PORT = 5201;
 const BULK_PORT = 5202;
 const NS = { snd: 'ncclx-lab-snd', rtr: 'ncclx-lab-rtr', rcv: 'ncclx-lab-rcv' };
@@ -91,7 +94,7 @@ function clearBottleneck() {
 /** ncclx applies both halves itself, as an operator would. */
 function ncclxFix(ns, args, journal) {
   const out = inNs(ns, [process.execPath, CLI, 'fix', '--nccl-version', '2.28.3', '--apply', '--yes', '--journal', journal, ...args]);
-  return out.trim().split('\n').pop();
+  return out.split('\n').find((l) => l.startsWith('Applied') || l.startsWith('Nothing')) ?? out.trim();
 }
 
 /** Short FIFOs under ncclx's htb classes too, so both runs drop the same way. */
@@ -122,11 +125,19 @@ function iperfClient(port, streams, seconds) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function measure() {
+async function measureOnce() {
   const bulk = iperfClient(BULK_PORT, STREAMS, SECONDS + 4);
   await sleep(2000); // the bulk flow fills the queue first
   const training = await iperfClient(TRAIN_PORT, 1, SECONDS);
   return { training, bulk: await bulk };
+}
+
+/** RUNS measurements; the one with the median training throughput, and the range. */
+async function measure() {
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await measureOnce());
+  runs.sort((a, b) => a.training.mbit - b.training.mbit);
+  return { ...runs[Math.floor(runs.length / 2)], range: [runs[0].training.mbit, runs[runs.length - 1].training.mbit] };
 }
 
 async function main() {
@@ -148,9 +159,9 @@ async function main() {
     const withPrio = await measure();
 
     const perGb = (f) => (f.gb > 0 ? Math.round(f.retransmits / f.gb) : 0);
-    const row = (name, m) => `| ${name} | ${m.training.mbit.toFixed(1)} | ${m.training.retransmits} (${perGb(m.training)}/GB) | ${m.bulk.mbit.toFixed(1)} | ${m.bulk.retransmits} (${perGb(m.bulk)}/GB) |`;
+    const row = (name, m) => `| ${name} | ${m.training.mbit.toFixed(1)} (${m.range[0].toFixed(0)}–${m.range[1].toFixed(0)}) | ${m.training.retransmits} (${perGb(m.training)}/GB) | ${m.bulk.mbit.toFixed(1)} | ${m.bulk.retransmits} (${perGb(m.bulk)}/GB) |`;
     const table = [
-      `Bottleneck ${RATE} Mbit/s (htb, ${QUEUE}×1514-byte FIFO), bulk ${STREAMS} streams, training 1 stream for ${SECONDS} s, iperf3 ${sh(['iperf3', '--version']).split(' ')[1]}, kernel ${sh(['uname', '-r']).trim()}`,
+      `Bottleneck ${RATE} Mbit/s (htb, ${QUEUE}×1514-byte FIFO), bulk ${STREAMS} streams, training 1 stream for ${SECONDS} s, median of ${RUNS} runs (range), iperf3 ${sh(['iperf3', '--version']).split(' ')[1]}, kernel ${sh(['uname', '-r']).trim()}`,
       '',
       '| run | training Mbit/s | training retransmits | bulk Mbit/s | bulk retransmits |',
       '|---|---:|---:|---:|---:|',
