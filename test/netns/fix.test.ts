@@ -6,7 +6,7 @@
 // fixture (kernel-overlay.mjs), as in kernel-arp.test.ts; ncclx runs unchanged.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kernelSuite, makeNamespace, ncclx, rdmaFixture, requireTools, type KNamespace } from './kernel-lib.js';
@@ -375,15 +375,19 @@ if (RUN) {
       expect(c0['ef']).toBe(0);
       expect(c0['other']).toBeGreaterThan(0);
 
-      const journal = join(k.dir, 'dscp.journal.json');
-      const r = await ncclx(k, ['fix', ...VERSION, '--apply', '--yes', '--only', 'dscp-marking', '--mark-iface', 'ens1f0np0', '--journal', journal]);
+      // No --journal: the default place, under /var/lib/ncclx/.
+      const r = await ncclx(k, ['fix', ...VERSION, '--apply', '--yes', '--only', 'dscp-marking', '--mark-iface', 'ens1f0np0']);
       expect(r.code, r.stdout + r.stderr).toBe(0);
+      const journal = /Journal: (\S+)/.exec(r.stdout)?.[1] ?? '';
+      expect(journal).toMatch(/^\/var\/lib\/ncclx\/fix-[0-9T-]+Z-\d+\.json$/);
+      expect(JSON.parse(readFileSync(journal, 'utf8')).status).toBe('applied');
       send();
       const c1 = counters();
       expect(c1['ef']).toBeGreaterThan(10);
       expect(c1['other']).toBe(c0['other']);
 
       expect((await ncclx(k, ['fix', '--rollback', journal])).code).toBe(0);
+      rmSync(journal);
       send();
       const c2 = counters();
       expect(c2['ef']).toBe(c1['ef']);
