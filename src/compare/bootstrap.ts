@@ -50,7 +50,7 @@ function routeOf(f: NodeFacts, address: string): { dev: string | null; gateway: 
 function reachOf(f: NodeFacts, i: number, address: string | null, owners: Map<string, number[]>, name: string, targetText: string | null): NodeReach {
   const b = f.bootstrap;
   const base = { node: name, iface: b.iface, address: b.address, target: targetText };
-  if (b.error) return { ...base, reach: 'no-interface', detail: `NCCL finds no bootstrap interface: ${b.error}` };
+  if (b.error) return { ...base, reach: 'no-interface', detail: b.error };
   if (b.indeterminate) return { ...base, reach: 'unknown', detail: `bootstrap interface cannot be predicted: ${b.indeterminate}` };
   if (!address) return { ...base, reach: 'no-target', detail: 'no NCCL_COMM_ID or MASTER_ADDR known for this node' };
   if (owners.get(address)?.includes(i)) return { ...base, reach: 'root', detail: `${address} is this node's own address` };
@@ -115,7 +115,7 @@ export function bootstrapReport(facts: NodeFacts[], names: string[]): { report: 
   const byReach = (r: Reach) => reaches.filter((x) => x.reach === r);
   const WHY = 'Every rank opens TCP connections to the bootstrap root and to other ranks\' bootstrap addresses; NCCL listens on the interface it picked but does not bind outgoing connections, so the kernel\'s route decides (NVIDIA/nccl#1581). A rank that cannot connect hangs in bootstrap.';
   const list = (xs: NodeReach[]) => xs.map((x) => x.node);
-  const detail = (xs: NodeReach[]) => (xs.length === 1 ? `: ${xs[0]!.detail}` : ` (e.g. ${xs[0]!.node}: ${xs[0]!.detail})`);
+  const detail = (xs: NodeReach[]) => (xs.length === 1 ? ` (${xs[0]!.node}): ${xs[0]!.detail}` : ` (e.g. ${xs[0]!.node}: ${xs[0]!.detail})`);
   if (byReach('no-interface').length) {
     const xs = byReach('no-interface');
     findings.push(finding('CMP-050', 'error', `${plural(xs.length, 'node')} ha${xs.length === 1 ? 's' : 've'} no bootstrap interface${detail(xs)}`, list(xs), WHY, 'ncclx explain on those nodes; set NCCL_SOCKET_IFNAME to a name that exists on every node (a comma list covers different names)'));

@@ -74,10 +74,19 @@ function routeTo(snap: NodeSnapshot, address: string): TargetFacts['route'] {
 function routingOf(snap: NodeSnapshot): NodeFacts['routing'] {
   const k = snap.kernel;
   if (!k || !k.rules.ok || !k.routes.ok) return null;
-  const pick = <T extends object>(o: T, keys: string[]) => Object.fromEntries(keys.filter((key) => key in o).map((key) => [key, (o as Record<string, unknown>)[key]]));
-  const routes = (k.routes.data as IpRouteJson[])
-    .filter((r) => r.table !== 'local' && !(r.dst ?? '').includes(':') && !(r.gateway ?? '').includes(':'))
-    .map((r) => pick(r, ['dst', 'table', 'type', 'dev', 'gateway', 'metric', 'nexthops']) as IpRouteJson);
+  const routes: IpRouteJson[] = [];
+  for (const r of k.routes.data as IpRouteJson[]) {
+    if (r.table === 'local' || (r.dst ?? '').includes(':') || (r.gateway ?? '').includes(':')) continue;
+    const out: IpRouteJson = {};
+    if (r.dst !== undefined) out.dst = r.dst;
+    if (r.table !== undefined) out.table = r.table;
+    if (r.type !== undefined) out.type = r.type;
+    if (r.dev !== undefined) out.dev = r.dev;
+    if (r.gateway !== undefined) out.gateway = r.gateway;
+    if (r.metric !== undefined) out.metric = r.metric;
+    if (r.nexthops !== undefined) out.nexthops = r.nexthops;
+    routes.push(out);
+  }
   return { rules: k.rules.data, routes };
 }
 
@@ -120,7 +129,7 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
     prefixlen: addr?.prefixlen ?? null,
     subnet: addr && addr.family === 'AF_INET' ? subnetOf(addr.address, addr.prefixlen) : null,
     stage: b.stage,
-    error: b.error ? `${b.error.log.join(' / ')}${b.error.log.length ? ': ' : ''}${b.error.why}` : null,
+    error: b.error ? `${b.error.why}${b.error.log.length ? ` (NCCL: "${b.error.log.join('" / "')}")` : ''}` : null,
     indeterminate: b.indeterminate,
   };
 

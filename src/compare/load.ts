@@ -34,21 +34,33 @@ const ZERO_GID = '0000:0000:0000:0000:0000:0000:0000:0000';
 // Boyer-Moore-Horspool skips little when the pattern contains them.
 const GIDS_KEY = Buffer.from('"gids":');
 const COUNT_KEY = Buffer.from('"gidCount": ');
+const KERNEL_KEY = Buffer.from('"kernel":');
+const RULES_KEY = Buffer.from('"rules":');
 const QDISCS_KEY = Buffer.from('"qdiscs":');
 const NFT_KEY = Buffer.from('"nft":');
+const PCI_KEY = Buffer.from('"pci":');
 /** How far apart two GID tables (or the last one and kernel.qdiscs) may be and still be found by a bounded search. */
 const GAP_WINDOW = 64 * 1024;
 const QDISCS_WINDOW = 256 * 1024;
+const NOT_READ = 'not read by ncclx compare';
 
-/** What replaces kernel.qdiscs on the fast path: true to the type, and says why it is empty. */
-const QDISCS_NOT_READ: Captured<never> = {
-  argv: ['tc', '-j', 'qdisc', 'show'],
-  record: 'tc-qdisc.json',
-  from: 'recorded',
-  ok: false,
-  error: 'not read by ncclx compare',
-  missing: false,
-};
+/** A command compare does not read, on the fast path: true to the type, and it says why it is empty. */
+function notRead(argv: string[], record: string): Captured<never> {
+  return { argv, record, from: 'recorded', ok: false, error: NOT_READ, missing: false };
+}
+
+/**
+ * The kernel members compare never reads, as they stand in for the real ones
+ * (the ARP sysctls, the port range, qdiscs, nftables and iptables): fixed text,
+ * so the big ones are neither parsed nor validated.
+ */
+const KERNEL_HEAD = `"conf": {}, "localPortRange": ${JSON.stringify({ error: NOT_READ })}, `;
+const KERNEL_TAIL = [
+  `"qdiscs": ${JSON.stringify(notRead(['tc', '-j', 'qdisc', 'show'], 'tc-qdisc.json'))}`,
+  `"nft": ${JSON.stringify(notRead(['nft', '-j', 'list', 'ruleset'], 'nft-ruleset.json'))}`,
+  `"iptablesMangle": ${JSON.stringify(notRead(['iptables-save', '-t', 'mangle'], 'iptables-save-mangle.txt'))}`,
+  `"ip6tablesMangle": ${JSON.stringify(notRead(['ip6tables-save', '-t', 'mangle'], 'ip6tables-save-mangle.txt'))}`,
+].join(', ');
 
 interface Templates {
   /** `{` … `"index": ` of any entry at this indentation. */
@@ -116,7 +128,8 @@ type Lifted = number[];
 interface Reduced {
   text: string;
   arrays: Lifted[];
-  qdiscsLifted: boolean;
+  /** How many of the unread tail parts were cut out. */
+  tailLifted: number;
 }
 
 /** indexOf bounded to [from, to): a miss costs the window, not the rest of the file. */
@@ -134,16 +147,50 @@ function keyAtIndent(buf: Buffer, p: number, indent: number): boolean {
   return buf[p - indent - 2] !== 0x20;
 }
 
-/** Where kernel.qdiscs' value starts and ends ('{' … '}'), or null when it is not where probeNode writes it. */
-function qdiscsRange(buf: Buffer, from: number): [number, number] | null {
-  const q = find(buf, QDISCS_KEY, from, from + QDISCS_WINDOW);
-  if (q < 0 || !keyAtIndent(buf, q, 4) || !at(buf, Buffer.from(' {\n'), q + QDISCS_KEY.length)) return null;
-  // kernel.nft follows kernel.qdiscs and sits near the end of the file: find it from the end.
-  const n = buf.lastIndexOf(NFT_KEY);
-  if (n < q || !keyAtIndent(buf, n, 4)) return null;
-  const close = n - '},\n    '.length;
-  if (!at(buf, Buffer.from('\n    },\n    '), close - 5)) return null;
-  return [q + QDISCS_KEY.length + 1, close + 1];
+type Cut = [start: number, end: number, replacement: string];
+
+/** Indent-4 keys (`\n    "`) between a and b: how many members a small region holds. */
+function membersIn(buf: Buffer, a: number, b: number): number {
+  let n = 0;
+  for (let i = find(buf, Buffer.from('\n    "'), a, b); i >= 0; i = find(buf, Buffer.from('\n    "'), i + 1, b)) n++;
+  return n;
+}
+
+/**
+ * The parts after the GID tables that compare does not read, where probeNode
+ * writes them: kernel.conf and kernel.localPortRange (before kernel.rules),
+ * kernel.qdiscs … kernel.ip6tablesMangle (after kernel.routeTargets), and pci
+ * (the last member). A part not found exactly there is left in (and parsed).
+ */
+function tailCuts(buf: Buffer, from: number): Cut[] {
+  const cuts: Cut[] = [];
+  const k = find(buf, KERNEL_KEY, from, from + QDISCS_WINDOW);
+  if (k < 0 || !keyAtIndent(buf, k, 2) || !at(buf, Buffer.from(' {\n    "conf": {'), k + KERNEL_KEY.length)) return cuts;
+  const conf = k + KERNEL_KEY.length + 3 + 4;
+  const rules = find(buf, RULES_KEY, conf, conf + GAP_WINDOW);
+  if (rules < 0 || !keyAtIndent(buf, rules, 4) || membersIn(buf, conf - 5, rules - 5) !== 2) return cuts;
+  cuts.push([conf, rules, KERNEL_HEAD]);
+  // The end of the kernel object: just before pci (the last member), or before the end of the file.
+  const pci = buf.lastIndexOf(PCI_KEY);
+  let kernelEnd: number;
+  let pciCut: Cut | null = null;
+  if (pci > rules && keyAtIndent(buf, pci, 2) && at(buf, Buffer.from('\n  },\n  '), pci - 8)) {
+    kernelEnd = pci - 8;
+    const close = buf.lastIndexOf(Buffer.from('\n  }\n}'));
+    if (close > pci && buf.subarray(close + 6).toString('latin1').trim() === '') pciCut = [pci - 4, close + 4, ''];
+  } else {
+    const close = buf.lastIndexOf(Buffer.from('\n  }\n}'));
+    if (close < rules || buf.subarray(close + 6).toString('latin1').trim() !== '') return cuts;
+    kernelEnd = close;
+  }
+  const q = find(buf, QDISCS_KEY, rules, rules + QDISCS_WINDOW);
+  const n = buf.lastIndexOf(NFT_KEY, kernelEnd);
+  // qdiscs' value closes right before nft, and nft, iptablesMangle, ip6tablesMangle are the last three members.
+  if (q > 0 && keyAtIndent(buf, q, 4) && n > q && keyAtIndent(buf, n, 4) && at(buf, Buffer.from('\n    },\n    '), n - 12) && membersIn(buf, n - 5, kernelEnd) === 3) {
+    cuts.push([q, kernelEnd, KERNEL_TAIL]);
+  }
+  if (pciCut) cuts.push(pciCut);
+  return cuts;
 }
 
 /** The file's text without unset GID entries and kernel.qdiscs; null when the layout is not the one expected. */
@@ -213,13 +260,13 @@ export function reduce(buf: Buffer): Reduced | null {
     // A table not found within the window stays in the text and is parsed as it is: correct, only slower.
     k = find(buf, GIDS_KEY, p, p + GAP_WINDOW);
   }
-  const qd = qdiscsRange(buf, pos);
-  if (qd) {
-    pieces.push(buf.toString('utf8', pos, qd[0]), JSON.stringify(QDISCS_NOT_READ), buf.toString('utf8', qd[1]));
-  } else {
-    pieces.push(buf.toString('utf8', pos));
+  const cuts = tailCuts(buf, pos);
+  for (const [start, end, replacement] of cuts) {
+    pieces.push(buf.toString('utf8', pos, start), replacement);
+    pos = end;
   }
-  return { text: pieces.join(''), arrays, qdiscsLifted: qd !== null };
+  pieces.push(buf.toString('utf8', pos));
+  return { text: pieces.join(''), arrays, tailLifted: cuts.length };
 }
 
 /** Spaces before position p on its line. */

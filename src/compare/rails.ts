@@ -104,6 +104,13 @@ const ID: Record<RailField, 'CMP-031' | 'CMP-032' | 'CMP-033' | 'CMP-034' | 'CMP
   gidIndex: 'CMP-037',
 };
 
+/** "rail 3", "rails 0–7", "rails 0, 2, 5". */
+function railsText(rails: number[]): string {
+  if (rails.length === 1) return `rail ${rails[0]}`;
+  const contiguous = rails.every((r, i) => i === 0 || r === rails[i - 1]! + 1);
+  return contiguous ? `rails ${rails[0]}–${rails[rails.length - 1]}` : `rails ${rails.join(', ')}`;
+}
+
 const show = (v: string | number | null) => (v === null ? '(none)' : String(v));
 
 const LABEL: Record<RailField, string> = { hca: 'HCA', netdev: 'netdev', subnet: 'subnet', mtu: 'MTU', rate: 'rate', linkLayer: 'link layer', gidIndex: 'GID index', gidType: 'GID type' };
@@ -130,6 +137,7 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
   const maxRails = Math.max(0, ...rails.map((r) => r.length));
 
   const perRail: RailRow[] = [];
+  const merged = new Map<string, { rails: number[]; make: (rails: number[]) => CompareFinding }>();
   const subnetGroups: Group<string | number | null>[][] = [];
   for (let k = 0; k < maxRails; k++) {
     const has = (i: number) => rails[i]![k];
@@ -173,7 +181,11 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
         }
       }
       if (field === 'mtu') remediation = `ip link set dev <netdev> mtu ${gs[0]!.value ?? '<mtu>'} on ${nameList(odd.map((i) => names[i]!), 3)} (and the switch ports)`;
-      findings.push(finding(ID[field], severity, `rail ${k}: ${LABEL[field]} differs — ${text}`, odd.map((i) => names[i]!), why, remediation));
+      // The same nodes with the same values on several rails (NCCL_IB_GID_INDEX set on one node moves every rail) make one finding.
+      const key = `${field}\u0000${JSON.stringify(gs.map((g) => [g.value, g.members]))}`;
+      const same = merged.get(key);
+      if (same) same.rails.push(k);
+      else merged.set(key, { rails: [k], make: (rails) => finding(ID[field], severity, `${railsText(rails)}: ${LABEL[field]} differs — ${text}`, odd.map((i) => names[i]!), why, remediation) });
     }
     // GIDs NCCL cannot route with, node by node.
     for (const i of present) {
@@ -187,6 +199,7 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
     }
   }
 
+  for (const m of merged.values()) findings.push(m.make(m.rails));
   const fabric = fabricOf(subnetGroups, opts.mesh);
   // Subnets: a rail whose nodes mostly share a subnet flags the others; every node on its own subnet is routed L3 (or a mesh).
   if (fabric === 'shared-subnets') {

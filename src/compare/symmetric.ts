@@ -135,7 +135,8 @@ export function symmetricSet(facts: NodeFacts[], names: string[]): { set: Symmet
     findings.push(finding('CMP-020', 'ok', `${plural(netdevs.length, 'RDMA netdev')} usable on all ${plural(n, 'node')}: ${peerIfacesLine}`, [], ''));
   } else {
     const lacking = [...new Set(notEverywhere.flatMap((e) => usable.map((u, i) => (u.has(e.netdev) ? -1 : i)).filter((i) => i >= 0)))].sort((a, b) => a - b);
-    const detail = notEverywhere.map((e) => `${e.netdev} (usable on ${e.usableOn}/${n}${e.missingOn ? `, not on ${nameList(e.missingOn, 3)}` : `, only on ${nameList(e.onlyOn ?? [], 3)}`})`).join('; ');
+    const shown = notEverywhere.slice(0, 3).map((e) => `${e.netdev} (usable on ${e.usableOn}/${n}${e.missingOn ? `, not on ${nameList(e.missingOn, 3)}` : `, only on ${nameList(e.onlyOn ?? [], 3)}`})`);
+    const detail = `${shown.join('; ')}${notEverywhere.length > 3 ? `; and ${notEverywhere.length - 3} more netdevs` : ''}`;
     findings.push(
       finding(
         'CMP-020',
