@@ -1,6 +1,7 @@
 // Mounts the App on the terminal's alternate screen and gives the terminal
 // back exactly as it was on every way out (q, Ctrl-C, an error, a signal).
 
+import chalk from 'chalk';
 import { render } from 'ink';
 import React from 'react';
 import { exitCodeFor } from '../report/doctor.js';
@@ -15,6 +16,9 @@ const SHOW_CURSOR = '\x1b[?25h';
 
 export async function startTui(o: TuiOptions): Promise<number> {
   const out = process.stdout;
+  // Ink colours through chalk, whose own detection says no colour under CI=…;
+  // the doctor's rule (wantColor: NO_COLOR, --no-color, a terminal) decides here.
+  chalk.level = o.color ? Math.max(chalk.level, 1) as typeof chalk.level : 0;
   let inAlt = true;
   const leave = () => {
     if (!inAlt) return;

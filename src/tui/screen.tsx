@@ -112,19 +112,85 @@ export function useKeys(handler: KeyHandler, active = true) {
   }, [registry]);
 }
 
-/** The App's listener: every registered view handler, then the global keys. */
+/**
+ * The App's listener: every registered view handler, then the global keys.
+ * Keys that arrive in one read (a held arrow key, tmux send-keys, a paste of
+ * several sequences) come out of Ink one after another before React renders,
+ * so each would act on the state the first one started from. Each key here
+ * therefore waits until the previous key's changes are committed: a key bumps
+ * a counter in the App, and the App's commit releases the next key.
+ */
 export function useKeyDispatch(global: KeyHandler): Set<Registered> {
   const registry = useRef(new Set<Registered>()).current;
   const g = useRef(global);
   g.current = global;
+  const queue = useRef<[string, Key][]>([]);
+  const busy = useRef(false);
+  const [tick, setTick] = useState(0);
+  const next = useCallback(() => {
+    const k = queue.current.shift();
+    if (!k) {
+      busy.current = false;
+      return;
+    }
+    busy.current = true;
+    for (const r of [...registry]) if (r.active.current) r.fn.current(k[0], k[1]);
+    g.current(k[0], k[1]);
+    setTick((t) => t + 1);
+  }, [registry]);
+  // After the commit that carries a key's changes, the next key (outside the commit phase).
+  useLayoutEffect(() => {
+    if (busy.current) setImmediate(next);
+  }, [tick, next]);
   useInput(
     useCallback(
       (input: string, key: Key) => {
-        for (const r of [...registry]) if (r.active.current) r.fn.current(input, key);
-        g.current(input, key);
+        queue.current.push(...splitKeys(input, key));
+        if (!busy.current) next();
       },
-      [registry],
+      [next],
     ),
   );
   return registry;
+}
+
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/**
+ * Ink hands over a read of plain characters as one input ("=eno1" typed fast,
+ * a paste, or "\rc" when Enter and c arrive together). Enter, Tab and
+ * Backspace inside such a run are keys of their own: split them out.
+ */
+export function splitKeys(input: string, key: Key): [string, Key][] {
+  if (input.length <= 1 || key.ctrl || key.meta || !/[\r\n\t\x7f\b]/.test(input)) return [[input, key]];
+  const out: [string, Key][] = [];
+  for (const part of input.split(/([\r\n\t\x7f\b])/)) {
+    if (part === '') continue;
+    if (part === '\r' || part === '\n') out.push(['\r', { ...NO_KEY, return: true }]);
+    else if (part === '\t') out.push(['', { ...NO_KEY, tab: true }]);
+    else if (part === '\x7f' || part === '\b') out.push(['', { ...NO_KEY, backspace: true }]);
+    else out.push([part, { ...NO_KEY }]);
+  }
+  return out;
 }

@@ -334,6 +334,22 @@ describe('Env', () => {
   });
 });
 
+describe('keys that arrive together', () => {
+  it('each key of one read is handled, in order (a held arrow key, a paste ending in Enter)', async () => {
+    const copied: string[] = [];
+    const app = renderApp({ snapshot: await load(), initialView: 'rdma', copy: (t) => copied.push(t) });
+    await app.waitFor(/GID table — mlx5_0:1/);
+    await app.press(KEY.down.repeat(4));
+    expect(await app.waitFor(/GID table — mlx5_4:1/)).toMatch(/› mlx5_4:1/);
+    await app.press('4', KEY.enter);
+    await app.waitFor(/editing/);
+    // Text, Enter and a command key in one read: the Enter ends the edit, 'c' copies.
+    await app.press('=eno1\rc');
+    expect(await app.waitFor(/Copied to the clipboard/)).toMatch(/NCCL_SOCKET_IFNAME +=eno1 /);
+    expect(copied).toEqual(["export NCCL_SOCKET_IFNAME='=eno1'\n"]);
+  });
+});
+
 describe('quit', () => {
   it('q ends the app (no further frames)', async () => {
     const app = renderApp({ snapshot: await load() });
