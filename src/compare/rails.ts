@@ -232,7 +232,7 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
       finding(
         'CMP-030',
         'error',
-        `NCCL devices per node differ: ${countGroups.map((g) => `${g.value} on ${g.members.length === 1 ? names[g.members[0]!] : plural(g.members.length, 'node')}`).join(', ')}${transportGroups.length > 1 ? `; transport ${transportGroups.map((g) => `${g.value} on ${plural(g.members.length, 'node')}`).join(', ')}` : ''}`,
+        `NCCL devices per node differ: ${countGroups.map((g) => `${g.value} on ${g.members.length === 1 ? names[g.members[0]!] : plural(g.members.length, 'node')}`).join(', ')}${transportGroups.length > 1 ? `; transport ${transportGroups.map((g) => `${g.value} on ${g.members.length === 1 ? names[g.members[0]!] : plural(g.members.length, 'node')}`).join(', ')}` : ''}`,
         odd.map((i) => names[i]!),
         'NCCL connects rail k to rail k. With fewer devices on some nodes, channels on the extra rails have no peer (≥ 2.30.3 logs "Detected mixed local Net device counts across ranks" but continues, NCCL_IGNORE_NET_MISMATCH=1 by default); a node that falls back to sockets cannot talk to IB nodes at all (NVIDIA/nccl#234). Jobs hang.',
         'Bring the missing ports up or give every node the same NCCL_IB_HCA (see the symmetric set above)',
