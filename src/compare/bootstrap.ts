@@ -40,7 +40,7 @@ const ANY_SOURCE: AddressInfo = { name: '', link: '', ifindex: 0, family: 'AF_IN
 /** The route a node's kernel takes to `address`: recorded `ip route get` when the node captured it, else replayed from its tables. */
 function routeOf(f: NodeFacts, address: string): { dev: string | null; gateway: string | null; how: string; note: string | null } | null {
   const rec = f.targets.find((t) => t.address === address && t.route);
-  if (rec?.route) return { dev: rec.route.dev, gateway: rec.route.gateway, how: rec.route.how, note: rec.route.note };
+  if (rec?.route) return { dev: rec.route.dev, gateway: rec.route.gateway, how: rec.route.how === 'replayed' ? 'replayed from ip rule/route' : 'recorded ip route get', note: rec.route.note };
   const bytes = parseIPv4(address);
   if (!f.routing || !bytes) return null;
   const d = routeFrom(f.routing.rules, f.routing.routes, ANY_SOURCE, { bytes, len: 32 });

@@ -149,7 +149,8 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
       const gs = groupNodes<string | number | null>(n, (i) => (has(i) ? fieldOf(has(i)!, field) : undefined));
       groupsBy[field] = gs;
       values[field] = valueGroups(gs, names);
-      if (gs.length > 1) mismatches.push(field);
+      // In a direct-connect mesh every cable is its own subnet: rails are not meant to share one.
+      if (gs.length > 1 && !(field === 'subnet' && opts.mesh)) mismatches.push(field);
     }
     subnetGroups.push(groupsBy.subnet);
     const perNode =

@@ -36,10 +36,11 @@ export interface SymmetricSet {
 
 /** Why a port cannot carry the job's RDMA traffic on its node, or null when it can. */
 export function unusableReason(p: PortFacts): string | null {
-  if (p.candidate && !p.candidate.kept) return p.candidate.reason;
+  // What NCCL itself refuses first (a DOWN port has no use whatever its address), then the candidate rule.
   if (p.linkLayer !== 'InfiniBand' && p.linkLayer !== 'Ethernet') return `link layer ${p.linkLayer ?? 'unknown'}: NCCL's IB transport uses only InfiniBand and Ethernet (RoCE) ports`;
   if (p.active === false) return `port ${p.state ?? 'not ACTIVE'}: NCCL skips ports that are not ACTIVE`;
   if (p.active === null) return 'port state unknown';
+  if (p.candidate && !p.candidate.kept) return p.candidate.reason;
   return null;
 }
 
