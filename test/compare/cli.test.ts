@@ -1,0 +1,125 @@
+// The built binary on directories of snapshot files, as a user runs it.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cluster } from './helpers.js';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const tmp = mkdtempSync(join(tmpdir(), 'ncclx-compare-cli-'));
+
+function ncclx(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const write = (dir: string, name: string, text: string) => writeFileSync(join(dir, name), text);
+
+const healthy = join(tmp, 'healthy');
+const mixed = join(tmp, 'mixed');
+const faulty = join(tmp, 'faulty');
+const many = join(tmp, 'many');
+
+beforeAll(async () => {
+  for (const d of [healthy, mixed, faulty, many]) mkdirSync(d);
+  const good = await cluster(4);
+  for (const s of good) write(healthy, `${s.host.hostname}.json`, JSON.stringify(s, null, 2));
+  for (const s of good) write(mixed, `${s.host.hostname}.json`, JSON.stringify(s, null, 2));
+  const text = JSON.stringify(good[0], null, 2);
+  write(mixed, 'truncated.json', text.slice(0, 5000));
+  write(mixed, 'malformed.json', '{"schemaVersion": 1,, }');
+  write(mixed, 'wrong-version.json', text.replace('"schemaVersion": 1', '"schemaVersion": 7'));
+  write(mixed, 'oversized.json', ' '.repeat(16 * 1024 * 1024 + 1));
+  write(mixed, 'notes.txt', 'not a snapshot, and not *.json: ignored');
+  for (const s of await cluster(3, { 2: 'nccl-version' })) write(faulty, `${s.host.hostname}.json`, JSON.stringify(s, null, 2));
+  for (const s of await cluster(100, { 10: 'missing-rail', 50: 'rail-subnet' })) write(many, `${s.host.hostname}.json`, JSON.stringify(s, null, 2));
+}, 120_000);
+
+describe('ncclx compare', () => {
+  it('a healthy directory: exit 0, every section, no colour when not a terminal', () => {
+    const r = ncclx(['compare', healthy]);
+    expect(r.code).toBe(0);
+    for (const h of ['Nodes', 'Symmetric RDMA set', 'Rail plan', 'Bootstrap', 'Consistency', 'Findings']) expect(r.out).toContain(`\n${h}`);
+    expect(r.out).toContain('RDMA_PEER_IFACES=enp24s0np0 enp58s0np0 enp75s0np0 enp92s0np0 enp154s0np0 enp186s0np0 enp202s0np0 enp218s0np0');
+    expect(r.out).toMatch(/gpu00004\s+mlx5_7:1\s+enp218s0np0\s+10\.7\.0\.5\/16\s+10\.7\.0\.0\/16\s+9000\s+400G\s+Ethernet\s+3\s+RoCE v2 IPv4/);
+    expect(r.out).toMatch(/0 errors, 0 warnings, \d+ ok/);
+    expect(r.out).not.toMatch(/\x1b\[/);
+  });
+
+  it('bad inputs are reported by file name and skipped; the rest is analysed; exit 2', () => {
+    const r = ncclx(['compare', mixed, '--json']);
+    expect(r.code).toBe(2);
+    const j = JSON.parse(r.out);
+    expect(j.inputs.analysed).toBe(4);
+    expect(j.inputs.files).toBe(8);
+    const skipped = Object.fromEntries(j.inputs.skipped.map((s: { file: string; problem: string }) => [s.file.split('/').pop(), s.problem]));
+    expect(Object.keys(skipped).sort()).toEqual(['malformed.json', 'oversized.json', 'truncated.json', 'wrong-version.json']);
+    expect(skipped['truncated.json']).toMatch(/^not JSON/);
+    expect(skipped['malformed.json']).toMatch(/^not JSON/);
+    expect(skipped['wrong-version.json']).toMatch(/^schema version 7 is not supported/);
+    expect(skipped['oversized.json']).toBe('file is 16777217 bytes, larger than the 16777216-byte limit (--max-bytes)');
+    expect(j.exitCode).toBe(2);
+    expect(j.rails.rails).toHaveLength(8);
+    const text = ncclx(['compare', mixed]);
+    expect(text.out).toMatch(/Inputs skipped\n(.*\n){4}/);
+    expect(text.out).toContain(`${join(mixed, 'truncated.json')}: not JSON`);
+  });
+
+  it('files and directories mix; a missing argument is one more skipped input', () => {
+    const r = ncclx(['compare', join(healthy, 'gpu00001.json'), join(healthy, 'gpu00002.json'), join(tmp, 'nope'), '--json']);
+    const j = JSON.parse(r.out);
+    expect(j.inputs).toMatchObject({ analysed: 2, skipped: [{ file: join(tmp, 'nope'), problem: 'cannot read: ENOENT' }] });
+    expect(r.code).toBe(2);
+  });
+
+  it('an error finding: exit 1, in text and in JSON', () => {
+    const r = ncclx(['compare', faulty]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/✗ CMP-010 NCCL versions differ: 2\.28\.3 on 2 nodes, 2\.27\.3 on gpu00003/);
+    const j = JSON.parse(ncclx(['compare', faulty, '--format', 'json']).out);
+    expect(j.exitCode).toBe(1);
+    expect(j.summary.errors).toBeGreaterThan(0);
+  });
+
+  it('--json has the documented shape', () => {
+    const j = JSON.parse(ncclx(['compare', healthy, '--json']).out);
+    expect(Object.keys(j)).toEqual(['schemaVersion', 'inputs', 'nodes', 'symmetric', 'rails', 'mesh', 'bootstrap', 'consistency', 'findings', 'summary', 'exitCode']);
+    expect(j.schemaVersion).toBe(1);
+    expect(j.nodes[0]).toEqual({ node: 'gpu00001', file: join(healthy, 'gpu00001.json'), host: 'gpu00001', ncclVersion: '2.28.3', versionAssumed: false, network: 'IB', rails: 8, netDevices: 8, bootstrap: 'eno1 172.16.0.2/16', gdr: 'peer-memory' });
+    expect(Object.keys(j.symmetric)).toEqual(['netdevs', 'peerIfacesLine', 'ncclIbHca', 'ncclIbHcaByNode', 'exports', 'notEverywhere', 'perNode', 'majority']);
+    expect(Object.keys(j.rails.rails[0])).toEqual(['rail', 'nodes', 'missingOn', 'values', 'mismatches', 'perNode']);
+    expect(j.rails.rails[0].values.hca).toEqual([{ value: 'mlx5_0:1', count: 4, nodes: null }]);
+    expect(j.mesh).toBeNull();
+    expect(Object.keys(j.bootstrap)).toEqual(['target', 'interfaces', 'subnets', 'reach', 'problems']);
+    expect(Object.keys(j.findings[0])).toEqual(['checkId', 'severity', 'summary', 'evidence', 'why', 'remediation', 'fixIds', 'nodes']);
+  });
+
+  it('100 nodes on worker threads give the same report as one thread', () => {
+    const a = JSON.parse(ncclx(['compare', many, '--json']).out);
+    const b = JSON.parse(ncclx(['compare', many, '--json', '--jobs', '1']).out);
+    expect(a).toEqual(b);
+    expect(a.inputs.analysed).toBe(100);
+    // Past 64 nodes the rails list no node by node.
+    expect(a.rails.rails[0].perNode).toBeNull();
+    expect(a.findings.find((f: { checkId: string; severity: string }) => f.checkId === 'CMP-032' && f.severity === 'error').nodes).toEqual(['gpu00051']);
+    expect(a.symmetric.majority.excluded).toEqual(['gpu00011']);
+    const text = ncclx(['compare', many]).out;
+    expect(text).toMatch(/\n  rail\s+nodes\s+HCA\s+netdev\s+subnet/);
+    expect(text).toMatch(/\n  3\s+100\s+mlx5_3:1\s+enp92s0np0\s+10\.3\.0\.0\/16 ≠1/);
+  });
+
+  it('usage errors exit 2', () => {
+    expect(ncclx(['compare']).code).toBe(2);
+    const jobs = ncclx(['compare', healthy, '--jobs', '0']);
+    expect(jobs).toMatchObject({ code: 2, err: "ncclx: --jobs: expected an integer ≥ 1, got '0'\n" });
+    expect(ncclx(['compare', healthy, '--nccl-version', 'banana']).code).toBe(2);
+    expect(ncclx(['compare', healthy, '--topology', 'ring']).code).toBe(2);
+  });
+
+  it('the command module loads nothing at start-up: explain --json never pays for compare', () => {
+    const built = readFileSync(join(__dirname, '../../dist/commands/compare.js'), 'utf8');
+    expect(built.match(/^import .*$/gm)).toEqual(["import { Option } from 'commander';"]);
+    expect(built).toContain("import('../compare/run.js')");
+  });
+});
