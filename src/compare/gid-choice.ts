@@ -7,7 +7,7 @@
 // validity, range match, routable FLID, and how its types file reads. Equal
 // keys give equal outcomes, so the walk runs once per shape.
 
-import { classifyType, gidFamily, gidFlid, gidInRange, gidIPv4, gidLinkLocal, gidText, gidValid, isZeroGid, parseGid, selectGid, tableLength, typeLabel, type GidOutcome, type GidParams, type GidSelection } from '../nccl/gid.js';
+import { classifyType, gidFamily, gidFlid, gidInRange, gidIPv4, gidLinkLocal, gidText, gidValid, isZeroGid, parseGid, selectGid, typeLabel, type GidOutcome, type GidParams, type GidSelection } from '../nccl/gid.js';
 import type { Profile } from '../nccl/versions.js';
 import type { GidEntry, SysfsRead } from '../snapshot/rdma-types.js';
 
@@ -46,21 +46,23 @@ export function tableShape(entries: GidEntry[], params: GidParams): string {
   let runStart = -1;
   let runEnd = -1;
   let runClass = '';
-  const flush = () => {
-    if (runStart >= 0) out.push(runStart === runEnd ? `${runStart}:${runClass}` : `${runStart}-${runEnd}:${runClass}`);
-  };
-  for (const e of entries) {
-    const c = entryClass(e, params);
-    if (c === runClass && e.index === runEnd + 1) {
-      runEnd = e.index;
-      continue;
+  let maxIndex = -1;
+  let count = 0;
+  const add = (index: number, c: string) => {
+    count++;
+    if (index > maxIndex) maxIndex = index;
+    if (c === runClass && index === runEnd + 1) {
+      runEnd = index;
+      return;
     }
-    flush();
-    runStart = runEnd = e.index;
+    if (runStart >= 0) out.push(runStart === runEnd ? `${runStart}:${runClass}` : `${runStart}-${runEnd}:${runClass}`);
+    runStart = runEnd = index;
     runClass = c;
-  }
-  flush();
-  return `${tableLength(entries)}|${out.join(',')}`;
+  };
+  for (const e of entries) add(e.index, entryClass(e, params));
+  if (runStart >= 0) out.push(runStart === runEnd ? `${runStart}:${runClass}` : `${runStart}-${runEnd}:${runClass}`);
+  // gid_tbl_len as selectGid computes it (tableLength): the highest index + 1, and at least the count.
+  return `${Math.max(maxIndex + 1, count)}|${out.join(',')}`;
 }
 
 function paramsKey(params: GidParams, profile: Profile): string {

@@ -18,7 +18,7 @@
 // JSON, another indentation, an odd entry — falls back to the plain path, which
 // also produces the error message for a bad file.
 
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { SnapshotError, validateSnapshot } from '../snapshot/schema.js';
 import type { Captured } from '../snapshot/kernel-types.js';
 import type { GidEntry } from '../snapshot/rdma-types.js';
@@ -276,32 +276,38 @@ function countIndent(buf: Buffer, p: number): number {
   return p - i;
 }
 
-/** Put the lifted entries back, in their places; false when the arrays do not line up with the ports. */
+const EINVAL = Object.freeze({ error: 'EINVAL' });
+
+/** The full table: kept entries and the lifted unset ones, in their places; null when they do not line up. */
+function materialise(kept: GidEntry[], lifted: number[]): GidEntry[] | null {
+  const total = kept.length + lifted.length / 2;
+  const full: GidEntry[] = new Array(total);
+  let li = 0;
+  let ki = 0;
+  for (let pos = 0; pos < total; pos++) {
+    if (li < lifted.length && lifted[li] === pos) {
+      full[pos] = { index: lifted[li + 1]!, gid: ZERO_GID, type: EINVAL, ndev: EINVAL };
+      li += 2;
+    } else {
+      const e = kept[ki++];
+      if (!e) return null;
+      full[pos] = e;
+    }
+  }
+  return ki === kept.length ? full : null;
+}
+
+/** Put the lifted entries back; false when the arrays do not line up with the ports. */
 function restore(snap: NodeSnapshot, arrays: Lifted[]): boolean {
   // The tables found are the first ones, in document order: the ports' order.
   const ports = (snap.rdma?.devices ?? []).flatMap((d) => d.ports);
   if (ports.length < arrays.length) return false;
-  const einval = Object.freeze({ error: 'EINVAL' });
-  for (let j = 0; j < ports.length; j++) {
+  for (let j = 0; j < arrays.length; j++) {
     const lifted = arrays[j]!;
     if (lifted.length === 0) continue;
     const port = ports[j]!;
-    const kept = port.gids;
-    const total = kept.length + lifted.length / 2;
-    const full: GidEntry[] = new Array(total);
-    let li = 0;
-    let ki = 0;
-    for (let pos = 0; pos < total; pos++) {
-      if (li < lifted.length && lifted[li] === pos) {
-        full[pos] = { index: lifted[li + 1]!, gid: ZERO_GID, type: einval, ndev: einval };
-        li += 2;
-      } else {
-        const e = kept[ki++];
-        if (!e) return false;
-        full[pos] = e;
-      }
-    }
-    if (ki !== kept.length) return false;
+    const full = materialise(port.gids, lifted);
+    if (!full) return false;
     port.gids = full;
   }
   return true;
@@ -338,6 +344,35 @@ export function parseSnapshotBytes(buf: Buffer, file: string): LoadResult {
   return slowPath(buf, file);
 }
 
+/**
+ * One read buffer per thread, grown as needed: a fresh megabyte per file costs
+ * page faults (kernel time) and garbage; nothing keeps a reference to the
+ * bytes once parseSnapshotBytes returns (it copies what it keeps into strings).
+ */
+let scratch = Buffer.allocUnsafe(0);
+
+function readWhole(file: string, size: number): Buffer {
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, Math.min(scratch.length * 2, 64 * 1024 * 1024)));
+  const fd = openSync(file, 'r');
+  try {
+    let n = 0;
+    for (;;) {
+      if (n === scratch.length) {
+        // The file grew since stat: keep reading (the size check below refuses it if too large).
+        const bigger = Buffer.allocUnsafe(scratch.length * 2);
+        scratch.copy(bigger, 0, 0, n);
+        scratch = bigger;
+      }
+      const r = readSync(fd, scratch, n, scratch.length - n, null);
+      if (r === 0) break;
+      n += r;
+    }
+    return scratch.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Read one snapshot file; never throws for a bad file. */
 export function loadSnapshotFile(file: string, maxBytes: number = DEFAULT_MAX_SNAPSHOT_BYTES): LoadResult {
   let size: number;
@@ -351,7 +386,7 @@ export function loadSnapshotFile(file: string, maxBytes: number = DEFAULT_MAX_SN
   if (size > maxBytes) return { ok: false, problem: `file is ${size} bytes, larger than the ${maxBytes}-byte limit (--max-bytes)` };
   let buf: Buffer;
   try {
-    buf = readFileSync(file);
+    buf = readWhole(file, size);
   } catch (e) {
     return { ok: false, problem: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
   }
