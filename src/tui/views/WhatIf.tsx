@@ -88,7 +88,7 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
     else if (key.downArrow || input === 'j') setSel(clamp(selected + 1, WHATIF_KEYS.length));
     else if (key.return || input === 'e') {
       // Start from what the field shows: the node's value, or the what-if.
-      if (whatIf[field] === undefined && field !== 'version' && node[field].value !== null) set(field, node[field].value!);
+      if (whatIf[field] === undefined && node[field].value !== null) set(field, node[field].value!);
       setCopied(null);
       setEditing(true);
     } else if (input === 'u') set(field, '');
@@ -119,7 +119,8 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
         <Text inverse={isSel && !editing}>{isSel ? '› ' : '  '}{fit(LABEL[k], labelW)}</Text>
         {' '}
         <Text color={over ? c('cyan') : undefined} bold={over} underline={isSel && editing}>
-          {fit(shown, valueW)}
+          {/* While editing, a long value shows its end, where the cursor is. */}
+          {fit(isSel && editing && shown.length > valueW ? `…${shown.slice(-(valueW - 1))}` : shown, valueW)}
         </Text>{' '}
         <Text dimColor>{source}</Text>
       </Text>
