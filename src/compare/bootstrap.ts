@@ -10,7 +10,7 @@ import { routeFrom } from '../checks/arp.js';
 import type { AddressInfo } from '../snapshot/types.js';
 import { finding } from './finding.js';
 import { groupNodes, nameList, plural, valueGroups } from './groups.js';
-import { inSubnet, parseSubnet } from './ipv4.js';
+import { maskOf, v4ToInt } from './ipv4.js';
 import { parseIPv4 } from '../nccl/ip.js';
 import type { CompareFinding, NodeFacts, ValueGroup } from './types.js';
 
@@ -48,14 +48,18 @@ function routeOf(f: NodeFacts, address: string): { dev: string | null; gateway: 
 }
 
 function reachOf(f: NodeFacts, i: number, address: string | null, owners: Map<string, number[]>, name: string, targetText: string | null): NodeReach {
+  const targetInt = address ? v4ToInt(address) : null;
   const b = f.bootstrap;
   const base = { node: name, iface: b.iface, address: b.address, target: targetText };
   if (b.error) return { ...base, reach: 'no-interface', detail: b.error };
   if (b.indeterminate) return { ...base, reach: 'unknown', detail: `bootstrap interface cannot be predicted: ${b.indeterminate}` };
   if (!address) return { ...base, reach: 'no-target', detail: 'no NCCL_COMM_ID or MASTER_ADDR known for this node' };
   if (owners.get(address)?.includes(i)) return { ...base, reach: 'root', detail: `${address} is this node's own address` };
-  const sub = b.subnet ? parseSubnet(b.subnet) : null;
-  if (sub && b.address && inSubnet(address, b.subnet!.split('/')[0]!, sub[1])) return { ...base, reach: 'same-subnet', detail: `${address} is on ${b.iface}'s subnet ${b.subnet}` };
+  if (b.address && b.prefixlen !== null && targetInt !== null) {
+    const mine = v4ToInt(b.address);
+    const m = maskOf(b.prefixlen);
+    if (mine !== null && ((mine & m) >>> 0) === ((targetInt & m) >>> 0)) return { ...base, reach: 'same-subnet', detail: `${address} is on ${b.iface}'s subnet ${b.subnet}` };
+  }
   const r = routeOf(f, address);
   if (!r) return { ...base, reach: 'unknown', detail: `${address} is not on ${b.iface}'s subnet ${b.subnet ?? '(no IPv4)'} and the snapshot has no routes to tell whether it is routed` };
   if (!r.dev) return { ...base, reach: r.note && r.note !== 'no route' ? 'unknown' : 'unreachable', detail: `${address}: ${r.note ?? 'no route'} (${r.how})` };
@@ -68,7 +72,11 @@ export function bootstrapReport(facts: NodeFacts[], names: string[]): { report: 
   const findings: CompareFinding[] = [];
   const owners = new Map<string, number[]>();
   facts.forEach((f, i) => {
-    for (const a of new Set(f.localAddresses)) owners.set(a, [...(owners.get(a) ?? []), i]);
+    for (const a of new Set(f.localAddresses)) {
+      const list = owners.get(a);
+      if (list) list.push(i);
+      else owners.set(a, [i]);
+    }
   });
 
   const commIds = groupNodes(n, (i) => facts[i]!.targets.find((t) => t.variable === 'NCCL_COMM_ID')?.value, (v) => v);

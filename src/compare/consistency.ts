@@ -7,7 +7,6 @@ import { shExport } from '../report/quote.js';
 import { finding } from './finding.js';
 import { groupNodes, nameList, outliers, plural, valueGroups } from './groups.js';
 import type { CompareFinding, GdrStatus, NodeFacts, ValueGroup } from './types.js';
-import { railsOf } from './rails.js';
 
 export interface Consistency {
   ncclVersions: ValueGroup<string>[];
@@ -96,8 +95,15 @@ export function consistency(facts: NodeFacts[], names: string[]): { consistency:
   }
   const owners = new Map<string, Set<number>>();
   facts.forEach((f, i) => {
-    const addrs = [...railsOf(f).map((p) => p.ipv4?.split('/')[0]), ...f.ports.filter((p) => p.active).map((p) => p.ipv4?.split('/')[0]), f.bootstrap.address];
-    for (const a of addrs) if (a) (owners.get(a) ?? owners.set(a, new Set()).get(a)!).add(i);
+    // Rails are active ports, so active ports and the bootstrap address cover both.
+    const add = (a: string | null) => {
+      if (!a) return;
+      const set = owners.get(a);
+      if (set) set.add(i);
+      else owners.set(a, new Set([i]));
+    };
+    for (const p of f.ports) if (p.active && p.ipv4) add(p.ipv4.slice(0, p.ipv4.indexOf('/')));
+    add(f.bootstrap.address);
   });
   for (const [addr, set] of owners) {
     if (set.size < 2 || hosts.some((g) => [...set].every((i) => g.members.includes(i)))) continue;

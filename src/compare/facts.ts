@@ -179,6 +179,7 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
         usedByNccl: decision?.usedByNccl ?? null,
         reason: decision?.reason ?? '',
         gid,
+        gidLabel: !gid ? null : gid.outcome !== 'index' ? `(${gid.outcome})` : ll === 'InfiniBand' ? 'IB' : `${gid.type ?? '?'} ${gid.kind ?? '?'}`,
         candidate: v ? { kept: v.kept, reason: v.reason } : null,
       });
     }

@@ -9,9 +9,13 @@ export interface Group<T> {
   members: number[];
 }
 
-/** Groups by key, most common first (ties: first seen first). */
-export function groupNodes<T>(n: number, valueOf: (i: number) => T | undefined, keyOf: (v: T) => string = (v) => JSON.stringify(v)): Group<T>[] {
-  const byKey = new Map<string, Group<T>>();
+/**
+ * Groups by value, most common first (ties: first seen first). Primitive
+ * values are their own Map keys (no string is built per node × field × rail);
+ * other values are keyed by keyOf, JSON by default.
+ */
+export function groupNodes<T>(n: number, valueOf: (i: number) => T | undefined, keyOf: (v: T) => unknown = (v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : v)): Group<T>[] {
+  const byKey = new Map<unknown, Group<T>>();
   for (let i = 0; i < n; i++) {
     const v = valueOf(i);
     if (v === undefined) continue;

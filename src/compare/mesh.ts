@@ -85,14 +85,24 @@ function subnetIndex(facts: NodeFacts[]): Map<string, End[]> {
 export function detectMesh(facts: NodeFacts[], choice: TopologyChoice = 'auto'): string | null {
   if (choice === 'switched') return null;
   if (choice === 'mesh') return 'treated as a direct-connect mesh (--topology mesh)';
-  const index = subnetIndex(facts);
-  const shared = [...index.entries()].filter(([, ends]) => new Set(ends.map((e) => e.node)).size >= 2);
+  // Subnet → the nodes on it; a third node on one subnet means a switch, and the answer is known at once.
+  const nodesOn = new Map<string, number[]>();
+  for (let i = 0; i < facts.length; i++) {
+    for (const p of meshPorts(facts[i]!)) {
+      const list = nodesOn.get(p.subnet!);
+      if (!list) nodesOn.set(p.subnet!, [i]);
+      else if (!list.includes(i)) {
+        if (list.length >= 2) return null;
+        list.push(i);
+      }
+    }
+  }
+  const shared = [...nodesOn.entries()].filter(([, nodes]) => nodes.length === 2);
   if (shared.length === 0) return null;
-  if (shared.some(([, ends]) => new Set(ends.map((e) => e.node)).size > 2)) return null;
   const peers = new Map<number, Set<number>>();
-  for (const [, ends] of shared) {
-    const nodes = [...new Set(ends.map((e) => e.node))];
-    for (const a of nodes) for (const b of nodes) if (a !== b) (peers.get(a) ?? peers.set(a, new Set()).get(a)!).add(b);
+  for (const [, [a, b]] of shared) {
+    (peers.get(a!) ?? peers.set(a!, new Set()).get(a!)!).add(b!);
+    (peers.get(b!) ?? peers.set(b!, new Set()).get(b!)!).add(a!);
   }
   const fanOut = [...peers.values()].some((s) => s.size >= 2);
   const pointToPoint = shared.every(([s]) => (parseSubnet(s)?.[1] ?? 0) >= 30);

@@ -49,16 +49,13 @@ export interface RailPlan {
   fabric: 'shared-subnets' | 'per-node-subnets' | 'mesh' | 'none';
 }
 
-/** A node's rails: the ports NCCL uses, by NCCL device index. */
-export function railsOf(f: NodeFacts): PortFacts[] {
-  return f.ports.filter((p) => p.usedByNccl === true && p.ncclIndex !== null).sort((a, b) => a.ncclIndex! - b.ncclIndex!);
-}
+const railCache = new WeakMap<NodeFacts, PortFacts[]>();
 
-export function gidTypeOf(p: PortFacts): string | null {
-  if (!p.gid) return null;
-  if (p.gid.outcome !== 'index') return `(${p.gid.outcome})`;
-  if (p.linkLayer === 'InfiniBand') return 'IB';
-  return `${p.gid.type ?? '?'} ${p.gid.kind ?? '?'}`;
+/** A node's rails: the ports NCCL uses, by NCCL device index (computed once per node). */
+export function railsOf(f: NodeFacts): PortFacts[] {
+  let r = railCache.get(f);
+  if (!r) railCache.set(f, (r = f.ports.filter((p) => p.usedByNccl === true && p.ncclIndex !== null).sort((a, b) => a.ncclIndex! - b.ncclIndex!)));
+  return r;
 }
 
 function fieldOf(p: PortFacts, field: RailField): string | number | null {
@@ -78,8 +75,36 @@ function fieldOf(p: PortFacts, field: RailField): string | number | null {
     case 'gidIndex':
       return p.gid?.outcome === 'index' ? p.gid.index : p.gid?.outcome === 'indeterminate' ? `${p.gid.candidates.join(' or ')}?` : null;
     case 'gidType':
-      return gidTypeOf(p);
+      return p.gidLabel;
   }
+}
+
+/**
+ * All fields of rail k grouped in one pass over the nodes (the hot loop of a
+ * 10,000-node comparison: plain property reads, values as their own Map keys).
+ */
+function groupRail(rails: PortFacts[][], k: number): Record<RailField, Group<string | number | null>[]> {
+  const maps = RAIL_FIELDS.map(() => new Map<string | number | null, Group<string | number | null>>());
+  const add = (m: Map<string | number | null, Group<string | number | null>>, v: string | number | null, i: number) => {
+    const g = m.get(v);
+    if (g) g.members.push(i);
+    else m.set(v, { value: v, members: [i] });
+  };
+  for (let i = 0; i < rails.length; i++) {
+    const p = rails[i]![k];
+    if (!p) continue;
+    add(maps[0]!, p.hca, i);
+    add(maps[1]!, p.netdev, i);
+    add(maps[2]!, p.subnet, i);
+    add(maps[3]!, p.mtu, i);
+    add(maps[4]!, p.rate, i);
+    add(maps[5]!, p.linkLayer, i);
+    add(maps[6]!, fieldOf(p, 'gidIndex'), i);
+    add(maps[7]!, p.gidLabel, i);
+  }
+  const out = {} as Record<RailField, Group<string | number | null>[]>;
+  RAIL_FIELDS.forEach((f, j) => (out[f] = [...maps[j]!.values()].sort((a, b) => b.members.length - a.members.length)));
+  return out;
 }
 
 const WHY: Record<RailField, string> = {
@@ -144,10 +169,9 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
     const present = rails.map((r, i) => (r[k] ? i : -1)).filter((i) => i >= 0);
     const values = {} as Record<RailField, ValueGroup[]>;
     const mismatches: RailField[] = [];
-    const groupsBy = {} as Record<RailField, Group<string | number | null>[]>;
+    const groupsBy = groupRail(rails, k);
     for (const field of RAIL_FIELDS) {
-      const gs = groupNodes<string | number | null>(n, (i) => (has(i) ? fieldOf(has(i)!, field) : undefined));
-      groupsBy[field] = gs;
+      const gs = groupsBy[field];
       values[field] = valueGroups(gs, names);
       // In a direct-connect mesh every cable is its own subnet: rails are not meant to share one.
       if (gs.length > 1 && !(field === 'subnet' && opts.mesh)) mismatches.push(field);

@@ -16,17 +16,30 @@ export interface CompareOptions extends Omit<FactsOptions, 'resolutions'> {
   perNodeLimit?: number;
 }
 
+/** NCCLX_COMPARE_TIMING=1 prints where the time went to standard error (npm run bench uses it). */
+const timing = process.env['NCCLX_COMPARE_TIMING'] === '1';
+function phase(name: string, t0: bigint): bigint {
+  const now = process.hrtime.bigint();
+  if (timing) process.stderr.write(`compare timing: ${name} ${(Number(now - t0) / 1e6).toFixed(0)} ms\n`);
+  return now;
+}
+
 export async function runCompare(args: string[], o: CompareOptions): Promise<CompareReport> {
+  let t = process.hrtime.bigint();
   const { files, skipped } = expandInputs(args);
+  t = phase(`list ${files.length} files`, t);
   // Host names in --comm-id / --master-addr: resolved here, used where a node did not capture its own answer.
   const hosts = hostsToResolve([o.commId, o.masterAddr]);
   const resolutions = hosts.length ? await resolveHosts(hosts) : undefined;
   const results = await extractAll(files, { ...o, resolutions }, { maxBytes: o.maxBytes, jobs: o.jobs });
+  t = phase('read and reduce', t);
   const facts: NodeFacts[] = [];
   const bad: SkippedInput[] = [...skipped];
   results.forEach((r, i) => {
     if (r.ok) facts.push(r.facts);
     else bad.push({ file: files[i]!, problem: r.problem });
   });
-  return compareNodes(facts, bad, { topology: o.topology, perNodeLimit: o.perNodeLimit });
+  const report = compareNodes(facts, bad, { topology: o.topology, perNodeLimit: o.perNodeLimit });
+  phase('compare', t);
+  return report;
 }

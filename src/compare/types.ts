@@ -48,6 +48,8 @@ export interface PortFacts {
   /** NCCL's decision, in words. */
   reason: string;
   gid: GidFacts | null;
+  /** What rails compare: `RoCE v2 IPv4`, `RoCE v1 link-local`, `IB`, or `(failure)` / `(indeterminate)`. */
+  gidLabel: string | null;
   /** The RDMA candidate rule (CAND-001) for the port's netdev; null when the port has no netdev. */
   candidate: { kept: boolean; reason: string } | null;
 }
