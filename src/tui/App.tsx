@@ -2,7 +2,7 @@
 // views over that one snapshot. Global keys live here; each view owns its own.
 
 import { Box, Text, useApp, useStdout } from 'ink';
-import React, { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { writeFileSync } from 'node:fs';
 import type { Check, CheckOptions } from '../checks/types.js';
 import type { NodeSnapshot } from '../snapshot/types.js';

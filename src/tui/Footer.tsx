@@ -1,7 +1,6 @@
 // The bottom line: the current view's keys, then the global ones.
 
 import { Box, Text } from 'ink';
-import React from 'react';
 
 export function Footer({ hint, message }: { hint: string; message?: string | null }) {
   return (

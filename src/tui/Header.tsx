@@ -2,7 +2,6 @@
 // and the overall verdict.
 
 import { Box, Text } from 'ink';
-import React from 'react';
 import { versionString } from '../nccl/versions.js';
 import type { Model, NodeSource } from './model.js';
 import { verdict } from './model.js';

@@ -1,7 +1,6 @@
 // `?`: every key, global first, then the current view's.
 
 import { Box } from 'ink';
-import React from 'react';
 import { GLOBAL_KEYS, VIEW_KEYS, VIEW_TITLE, type ViewId } from './keys.js';
 import { Fill, fit, Line, Title } from './ui.js';
 

@@ -2,7 +2,7 @@
 // spinner, so a slow command (nft, tc on a busy node) shows what it waits for.
 
 import { Box, Text } from 'ink';
-import React, { useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useColor } from './screen.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -1,7 +1,6 @@
 // The view switcher: number, title, the active one inverted.
 
 import { Box, Text } from 'ink';
-import React from 'react';
 import { VIEWS, VIEW_TITLE, type ViewId } from './keys.js';
 import { useColor } from './screen.js';
 

@@ -3,7 +3,6 @@
 
 import chalk from 'chalk';
 import { render } from 'ink';
-import React from 'react';
 import { exitCodeFor } from '../report/doctor.js';
 import { App } from './App.js';
 import type { TuiOptions } from './index.js';
@@ -16,9 +15,11 @@ const SHOW_CURSOR = '\x1b[?25h';
 
 export async function startTui(o: TuiOptions): Promise<number> {
   const out = process.stdout;
-  // Ink colours through chalk, whose own detection says no colour under CI=…;
-  // the doctor's rule (wantColor: NO_COLOR, --no-color, a terminal) decides here.
-  chalk.level = o.color ? Math.max(chalk.level, 1) as typeof chalk.level : 0;
+  // Ink styles through chalk, whose own detection turns everything off under
+  // CI=…. This is a terminal: keep styles (bold, inverse for the selection,
+  // dim); whether there is colour is the doctor's rule (wantColor: NO_COLOR,
+  // --no-color), applied by the components (useColor).
+  chalk.level = Math.max(chalk.level, 1) as typeof chalk.level;
   let inAlt = true;
   const leave = () => {
     if (!inAlt) return;

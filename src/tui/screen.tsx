@@ -2,7 +2,7 @@
 // survives switching views, and which component currently owns the keyboard.
 
 import { useInput, useStdout, type Key } from 'ink';
-import React, { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 
 export interface Screen {
   cols: number;

@@ -2,7 +2,7 @@
 // column fitting, word wrapping and list windows.
 
 import { Box, Text } from 'ink';
-import React, { type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import type { Severity } from '../checks/types.js';
 import { useColor, type ColorName } from './screen.js';
 

@@ -3,7 +3,6 @@
 
 import { render } from 'ink-testing-library';
 import { join } from 'node:path';
-import React from 'react';
 import { ALL_CHECKS } from '../../src/checks/registry.js';
 import { probeNode } from '../../src/probe/index.js';
 import type { NodeSnapshot } from '../../src/snapshot/types.js';

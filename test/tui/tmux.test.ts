@@ -5,6 +5,8 @@
 // the reason, only when tmux is missing.
 
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -134,17 +136,40 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', 
     expect(spawnSync('tmux', ['-L', SOCKET, 'send-keys', '-t', 'ctrlc', 'C-c']).status).toBe(0);
   });
 
-  it('NO_COLOR: no colour codes on screen; by default there are', async () => {
+  it('NO_COLOR and --no-color: no colour codes on screen; by default there are', async () => {
     start('color', DOCTOR);
     start('nocolor', DOCTOR, { NO_COLOR: '1' });
-    await waitScreen('color', /results/);
-    await waitScreen('nocolor', /results/);
+    start('nocolorflag', `${DOCTOR} --no-color`);
+    for (const s of ['color', 'nocolor', 'nocolorflag']) await waitScreen(s, /results/);
     // eslint-disable-next-line no-control-regex
     const colour = /\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;[0-9;]+)m/;
     expect(screen('color', true)).toMatch(colour);
     expect(screen('nocolor', true)).not.toMatch(colour);
-    keys('color', 'q');
-    keys('nocolor', 'q');
+    expect(screen('nocolorflag', true)).not.toMatch(colour);
+    // Without colour the selection still shows (inverse video and the › marker).
+    expect(screen('nocolor', true)).toMatch(/\x1b\[7m› /);
+    for (const s of ['color', 'nocolor', 'nocolorflag']) keys(s, 'q');
+  });
+
+  it("--snapshot: another node's data in the UI", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'x'));
+    const file = join(dir, 'node7.json');
+    expect(spawnSync(process.execPath, ['dist/cli.js', 'snapshot', '--root', 'test/fixtures/ib8-storage', '-o', file], { cwd: ROOT }).status).toBe(0);
+    start('snap', `node dist/cli.js doctor --snapshot ${file}`);
+    const s = await waitScreen('snap', /results/);
+    expect(s).toMatch(/^ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 71 ok/m);
+    expect(s).toContain(`12 RDMA ports · snapshot ${dir}`);
+    keys('snap', 'q');
+    await waitScreen('snap', /EXIT=0/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a snapshot that cannot be read: the terminal is restored, the error printed, exit 2', async () => {
+    start('bad', 'node dist/cli.js doctor --snapshot /nonexistent/node7.json');
+    const s = await waitScreen('bad', /EXIT=\d/);
+    expect(s).toMatch(/ncclx: .*node7\.json: cannot read: ENOENT/);
+    expect(s).toMatch(/EXIT=2/);
+    expect(alternate('bad')).toBe('0');
   });
 
   it('--no-tui prints the plain report on a terminal', async () => {

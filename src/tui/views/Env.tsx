@@ -1,7 +1,7 @@
 // View 6: `ncclx env` for this node in the chosen format; a key writes it to a file.
 
 import { Text } from 'ink';
-import React from 'react';
+import { useMemo } from 'react';
 import type { DoctorRun } from '../../checks/run.js';
 import { envPlan } from '../../commands/env-model.js';
 import { commentLine, ENV_FORMATS, formatEnv, type EnvFormat } from '../../report/env-formats.js';
@@ -53,7 +53,8 @@ export function EnvView({ run, height, active, writeFile }: EnvProps) {
   const [msg, setMsg] = usePersisted<{ text: string; ok: boolean } | null>('env.message', null);
   useCapture('env', active && naming !== null);
   const format = ENV_FORMATS[fi]!;
-  const out = envText(run, format, debug);
+  // envPlan builds the IB model again: once per format and --debug, not per keystroke.
+  const out = useMemo(() => envText(run, format, debug), [run, format, debug]);
   const lines = (out.error ? [`cannot write ${format}: ${out.error}`] : out.body.replace(/\n$/, '').split('\n')).concat(out.summary.map((s) => `# ${s}`));
 
   useKeys((input, key) => {

@@ -3,7 +3,7 @@
 // and result; rollback from the journal when an apply went wrong.
 
 import { Box, Text } from 'ink';
-import React, { useEffect } from 'react';
+import { useEffect } from 'react';
 import type { DoctorRun } from '../../checks/run.js';
 import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../../fix/types.js';
 import type { FixApi } from '../fix-api.js';

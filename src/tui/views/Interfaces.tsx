@@ -2,7 +2,6 @@
 // per-address trace of one of them, as a table that fits 80 columns.
 
 import { Box, Text } from 'ink';
-import React from 'react';
 import type { ExplainReport } from '../../commands/explain-model.js';
 import type { ConsumerResult, TraceEntry } from '../../nccl/socket.js';
 import { useColor, useKeys, usePersisted } from '../screen.js';

@@ -2,7 +2,6 @@
 // the entry NCCL chooses highlighted and every other entry's verdict and reason.
 
 import { Box, Text } from 'ink';
-import React from 'react';
 import type { IbModel, PortReport } from '../../commands/ib-model.js';
 import { gidText, parseGid, typeLabel } from '../../nccl/gid.js';
 import { sysError, sysText } from '../../nccl/ib.js';

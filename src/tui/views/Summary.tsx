@@ -1,8 +1,7 @@
 // View 1: every check result with its mark, grouped by family. Enter opens a
 // result: what was found, the evidence, why it matters and the remediation.
 
-import { Box, Text } from 'ink';
-import React from 'react';
+import { Text } from 'ink';
 import type { DoctorRun } from '../../checks/run.js';
 import { FAMILY_TITLE, type CheckResult, type Family } from '../../checks/types.js';
 import { usePersisted, useKeys, useColor } from '../screen.js';

@@ -4,7 +4,6 @@
 // from the snapshot read at start (never the node again).
 
 import { Box, Text } from 'ink';
-import React from 'react';
 import type { IbModel } from '../../commands/ib-model.js';
 import type { ConsumerResult } from '../../nccl/socket.js';
 import { exportsFor, fieldValues, problemDiff, verdict, WHATIF_KEYS, type Model, type WhatIf, type WhatIfKey } from '../model.js';
