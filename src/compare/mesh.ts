@@ -270,9 +270,18 @@ export function meshReport(facts: NodeFacts[], names: string[], detected: string
     }
     if (bad.size === 0 && allAware) findings.push(finding('CMP-042', 'ok', `NCCL_IB_SUBNET_PREFIX_LEN ${[...new Set(prefixOn)].join('/')} separates every link (${linkPrefixes.map((p) => `/${p}`).join(', ')})`, [], ''));
   }
-  const noGid = facts.flatMap((f, i) => meshPorts(f).filter((p) => p.usedByNccl && p.gid?.kind !== 'IPv4').map((p) => `${names[i]} ${p.hca}`));
+  const noGid = facts.flatMap((f, i) => meshPorts(f).filter((p) => p.usedByNccl && p.gid?.kind !== 'IPv4').map((p) => [names[i]!, p.hca] as const));
   if (noGid.length) {
-    findings.push(finding('CMP-041', 'warn', `NCCL's GID on ${nameList(noGid)} is not an IPv4 GID: subnet-aware routing ignores it (only valid GIDs are compared)`, [], 'ncclIbFindDevBySubnet compares only valid (non link-local) GIDs.', shExport('NCCL_IB_ADDR_FAMILY', 'AF_INET')));
+    findings.push(
+      finding(
+        'CMP-041',
+        'warn',
+        `NCCL's GID on ${nameList(noGid.map(([node, hca]) => `${node} ${hca}`))} is not an IPv4 GID: subnet-aware routing cannot match it`,
+        [...new Set(noGid.map(([node]) => node))],
+        'ncclIbFindDevBySubnet compares only valid GIDs (not link-local), IPv4-mapped ones under NCCL_IB_SUBNET_PREFIX_LEN bits.',
+        shExport('NCCL_IB_ADDR_FAMILY', 'AF_INET'),
+      ),
+    );
   }
   return { mesh, findings };
 }
