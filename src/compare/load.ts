@@ -195,18 +195,20 @@ function tailCuts(buf: Buffer, from: number): Cut[] {
 
 /** The file's text without unset GID entries and kernel.qdiscs; null when the layout is not the one expected. */
 export function reduce(buf: Buffer): Reduced | null {
-  const pieces: string[] = [];
+  // Everything is cut out of the text, not copied: the kept bytes are decoded in a few long slices.
+  const cuts: Cut[] = [];
   const arrays: Lifted[] = [];
-  let pos = 0;
   // The first table is after the network and environment parts; the rest follow within a device's metadata.
   let k = buf.indexOf(GIDS_KEY);
+  let pos = 0;
   while (k >= 0) {
     if (!keyAtIndent(buf, k, countIndent(buf, k)) || buf[k + GIDS_KEY.length] !== 0x20 || buf[k + GIDS_KEY.length + 1] !== 0x5b) return null;
     let p = k + GIDS_KEY.length + 2;
     if (buf[p] === 0x5d) {
       // "gids": [] — nothing to lift.
       arrays.push([]);
-      k = find(buf, GIDS_KEY, p, p + GAP_WINDOW);
+      pos = p + 1;
+      k = find(buf, GIDS_KEY, pos, pos + GAP_WINDOW);
       continue;
     }
     if (buf[p] !== 0x0a) return null;
@@ -217,12 +219,22 @@ export function reduce(buf: Buffer): Reduced | null {
     // gidCount is written just before gids: the table length, so a whole tail of unset entries can be matched at once.
     const c = buf.lastIndexOf(COUNT_KEY, k);
     const count = c >= 0 && k - c < 64 ? digitsAt(buf, c + COUNT_KEY.length)?.[0] ?? -1 : -1;
-    pieces.push(buf.toString('utf8', pos, p));
-    const kept: string[] = [];
     const lifted: Lifted = [];
     let order = 0;
+    // The current stretch of consecutive unset entries: where it starts and ends, and whether it opens the array.
+    let segStart = -1;
+    let segEnd = -1;
+    let segFirst = false;
+    const closeSegment = (hasNext: boolean) => {
+      if (segStart < 0) return;
+      // Take a separator with the entries: the one before them, or (at the start of the array) the one after.
+      if (!segFirst) cuts.push([segStart - t.sep.length, segEnd, '']);
+      else cuts.push([segStart, hasNext ? segEnd + t.sep.length : segEnd, '']);
+      segStart = -1;
+    };
     p = q;
     for (;;) {
+      const entryStart = p;
       let unset = false;
       if (at(buf, t.pre, p)) {
         const d = digitsAt(buf, p + t.pre.length);
@@ -233,17 +245,21 @@ export function reduce(buf: Buffer): Reduced | null {
           if (run && at(buf, run, p)) {
             for (let i = index; i < count; i++) lifted.push(order++, i);
             p += run.length;
-            if (!at(buf, t.close, p)) return null;
-            break;
+          } else {
+            lifted.push(order++, index);
+            p = end + t.post.length;
           }
-          lifted.push(order++, index);
-          p = end + t.post.length;
+          if (segStart < 0) {
+            segStart = entryStart;
+            segFirst = entryStart === q;
+          }
+          segEnd = p;
         }
       }
       if (!unset) {
+        closeSegment(true);
         const e = find(buf, t.endEntry, p, p + GAP_WINDOW);
         if (e < 0) return null;
-        kept.push(buf.toString('utf8', p, e + t.endEntry.length));
         order++;
         p = e + t.endEntry.length;
       }
@@ -254,19 +270,22 @@ export function reduce(buf: Buffer): Reduced | null {
       if (at(buf, t.close, p)) break;
       return null;
     }
-    pieces.push(kept.join(','));
+    closeSegment(false);
     arrays.push(lifted);
     pos = p;
     // A table not found within the window stays in the text and is parsed as it is: correct, only slower.
     k = find(buf, GIDS_KEY, p, p + GAP_WINDOW);
   }
-  const cuts = tailCuts(buf, pos);
+  const tail = tailCuts(buf, pos);
+  cuts.push(...tail);
+  const pieces: string[] = [];
+  let from = 0;
   for (const [start, end, replacement] of cuts) {
-    pieces.push(buf.toString('utf8', pos, start), replacement);
-    pos = end;
+    pieces.push(buf.toString('utf8', from, start), replacement);
+    from = end;
   }
-  pieces.push(buf.toString('utf8', pos));
-  return { text: pieces.join(''), arrays, tailLifted: cuts.length };
+  pieces.push(buf.toString('utf8', from));
+  return { text: pieces.join(''), arrays, tailLifted: tail.length };
 }
 
 /** Spaces before position p on its line. */

@@ -44,6 +44,21 @@ describe('fast reader on every fixture node', () => {
     });
   }
 
+  it('unset entries first, last, between kept ones, a whole table of them, an empty table: all rebuilt in place', async () => {
+    const snap = await probeNode({ root: join(FIXTURES, 'roce-rail-subnets'), env: {} });
+    const ports = snap.rdma!.devices.flatMap((d) => d.ports);
+    const unset = (index: number) => ({ index, gid: '0000:0000:0000:0000:0000:0000:0000:0000', type: { error: 'EINVAL' }, ndev: { error: 'EINVAL' } });
+    ports[0]!.gids = Array.from({ length: 255 }, (_, i) => unset(i));
+    ports[1]!.gids = [];
+    const set = ports[2]!.gids.slice(0, 4);
+    ports[2]!.gids = [unset(0), { ...set[1]!, index: 1 }, unset(2), unset(3), { ...set[3]!, index: 4 }, ...Array.from({ length: 250 }, (_, i) => unset(i + 5))];
+    ports[3]!.gids = [{ ...set[0]!, index: 0 }, unset(1), { ...set[2]!, index: 2 }];
+    const text = JSON.stringify(snap, null, 2);
+    const r = parseSnapshotBytes(Buffer.from(text), 'shapes.json');
+    expect(r.ok && r.fast).toBe(true);
+    if (r.ok) expect(kept(r.snapshot)).toEqual(kept(validateSnapshot(JSON.parse(text), 'x')));
+  });
+
   it('compact JSON (another writer) takes the plain path, with the same result', async () => {
     const snap = await probeNode({ root: join(FIXTURES, 'roce-healthy'), env: {} });
     const r = parseSnapshotBytes(Buffer.from(JSON.stringify(snap)), 'compact.json');
