@@ -107,6 +107,13 @@ function targetsOf(snap: NodeSnapshot, vars: Record<string, string | undefined>,
   return out;
 }
 
+/** The snapshot with each port's GID entries cut down to those whose ndev names a netdev. */
+function withNamedGidsOnly(snap: NodeSnapshot): NodeSnapshot {
+  if (!snap.rdma) return snap;
+  const devices = snap.rdma.devices.map((d) => ({ ...d, ports: d.ports.map((p) => ({ ...p, gids: p.gids.filter((g) => typeof g.ndev === 'string') })) }));
+  return { ...snap, rdma: { ...snap.rdma, devices } };
+}
+
 export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): NodeFacts {
   // Host names of --comm-id resolved where compare runs, unless the node captured its own answer.
   const view: NodeSnapshot = o.resolutions ? { ...snap, resolutions: { ...o.resolutions, ...snap.resolutions } } : snap;
@@ -135,14 +142,19 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
 
   const ib = selectIbDevices(snap.rdma, { profile, vars: env.vars, ibOob: selection.ibOob });
   const gidParams = readGidParams(env.vars, profile);
-  const cands = snap.rdma ? rdmaCandidates(snap, { uplinkRegex: o.uplinkRegex, include: o.include }) : null;
+  // The candidate rule and the port → netdev mapping read only the GID entries that name a netdev:
+  // give them those (a handful per port) instead of the whole 255-entry tables.
+  const named = withNamedGidsOnly(snap);
+  const cands = named.rdma ? rdmaCandidates(named, { uplinkRegex: o.uplinkRegex, include: o.include }) : null;
   const verdict = new Map(cands?.verdicts.map((v) => [v.netdev, v]) ?? []);
 
   const ports: PortFacts[] = [];
-  for (const d of snap.rdma?.devices ?? []) {
-    for (const p of d.ports) {
+  const namedDevices = named.rdma?.devices ?? [];
+  for (const [di, d] of (snap.rdma?.devices ?? []).entries()) {
+    for (const [pi, p] of d.ports.entries()) {
       const decision = ib.ports.find((x) => x.dev === d.name && x.port === p.port);
-      const netdevs = portNetdevs(d, p, snap);
+      const nd = namedDevices[di]!;
+      const netdevs = portNetdevs(nd, nd.ports[pi]!, named);
       const first = netdevs[0] ?? null;
       const ipv4 = first?.ipv4[0] ?? null;
       const [a, len] = ipv4 ? ipv4.split('/') : [];

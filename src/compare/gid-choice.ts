@@ -42,27 +42,27 @@ function entryClass(e: GidEntry, params: GidParams): string {
 
 /** Entries in listed order as "index:class" runs; consecutive indexes of one class collapse to "a-b:class". */
 export function tableShape(entries: GidEntry[], params: GidParams): string {
-  const out: string[] = [];
+  let out = '';
   let runStart = -1;
   let runEnd = -1;
   let runClass = '';
   let maxIndex = -1;
-  let count = 0;
-  const add = (index: number, c: string) => {
-    count++;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    const index = e.index;
     if (index > maxIndex) maxIndex = index;
+    const c = entryClass(e, params);
     if (c === runClass && index === runEnd + 1) {
       runEnd = index;
-      return;
+      continue;
     }
-    if (runStart >= 0) out.push(runStart === runEnd ? `${runStart}:${runClass}` : `${runStart}-${runEnd}:${runClass}`);
+    if (runStart >= 0) out += runStart === runEnd ? `${runStart}:${runClass},` : `${runStart}-${runEnd}:${runClass},`;
     runStart = runEnd = index;
     runClass = c;
-  };
-  for (const e of entries) add(e.index, entryClass(e, params));
-  if (runStart >= 0) out.push(runStart === runEnd ? `${runStart}:${runClass}` : `${runStart}-${runEnd}:${runClass}`);
+  }
+  if (runStart >= 0) out += runStart === runEnd ? `${runStart}:${runClass}` : `${runStart}-${runEnd}:${runClass}`;
   // gid_tbl_len as selectGid computes it (tableLength): the highest index + 1, and at least the count.
-  return `${Math.max(maxIndex + 1, count)}|${out.join(',')}`;
+  return `${Math.max(maxIndex + 1, entries.length)}|${out}`;
 }
 
 function paramsKey(params: GidParams, profile: Profile): string {
