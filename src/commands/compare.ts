@@ -28,7 +28,7 @@ export function registerCompareCommand(program: Command): void {
   program
     .command('compare')
     .description("compare many nodes' snapshots: the symmetric RDMA set, the rail plan, mesh and bootstrap reachability")
-    .argument('<snapshot...>', 'snapshot files (ncclx snapshot -o FILE) or directories of *.json snapshots')
+    .argument('<snapshot...>', 'snapshot files (ncclx snapshot -o FILE), or directories of *.json (and *.json.HOST) snapshots')
     .option('--json', 'print JSON (schema in docs/compare-json.md)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--nccl-version <version>', 'model this NCCL version on every node (default: the library found on each node)')

@@ -42,7 +42,8 @@ export function consistency(facts: NodeFacts[], names: string[]): { consistency:
       ),
     );
   } else if (known.length === 1 && unknownNodes.length === 0) {
-    findings.push(finding('CMP-010', 'ok', `NCCL ${known[0]!.value} on every node`, [], ''));
+    const modelled = facts.every((f) => f.nccl.source.startsWith('--nccl-version'));
+    findings.push(finding('CMP-010', 'ok', `NCCL ${known[0]!.value} on every node${modelled ? ' (as given by --nccl-version, not read from the nodes)' : ''}`, [], ''));
   }
   if (unknownNodes.length) {
     findings.push(finding('CMP-010', 'warn', `no NCCL library found on ${plural(unknownNodes.length, 'node')} (${nameList(unknownNodes)}): their version cannot be compared`, unknownNodes, 'ncclx reads the version from the library on the node; inside a container or a Python environment it may not be on the searched paths.', 'Take the snapshot where the job runs (same container / virtualenv), or pass --nccl-version when every node is known to run the same one'));
