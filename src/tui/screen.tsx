@@ -179,18 +179,17 @@ const NO_KEY: Key = {
 
 /**
  * Ink hands over a read of plain characters as one input ("=eno1" typed fast,
- * a paste, or "\rc" when Enter and c arrive together). Enter, Tab and
- * Backspace inside such a run are keys of their own: split them out.
+ * a paste, or "x3" when two keys arrive together). Every character is a key
+ * of its own here — "3" must still switch views after "x" closed the help —
+ * and Enter, Tab and Backspace inside such a run are those keys.
  */
 export function splitKeys(input: string, key: Key): [string, Key][] {
-  if (input.length <= 1 || key.ctrl || key.meta || !/[\r\n\t\x7f\b]/.test(input)) return [[input, key]];
-  const out: [string, Key][] = [];
-  for (const part of input.split(/([\r\n\t\x7f\b])/)) {
-    if (part === '') continue;
-    if (part === '\r' || part === '\n') out.push(['\r', { ...NO_KEY, return: true }]);
-    else if (part === '\t') out.push(['', { ...NO_KEY, tab: true }]);
-    else if (part === '\x7f' || part === '\b') out.push(['', { ...NO_KEY, backspace: true }]);
-    else out.push([part, { ...NO_KEY }]);
-  }
-  return out;
+  const chars = Array.from(input);
+  if (chars.length <= 1 || key.ctrl || key.meta) return [[input, key]];
+  return chars.map((ch): [string, Key] => {
+    if (ch === '\r' || ch === '\n') return ['\r', { ...NO_KEY, return: true }];
+    if (ch === '\t') return ['', { ...NO_KEY, tab: true }];
+    if (ch === '\x7f' || ch === '\b') return ['', { ...NO_KEY, backspace: true }];
+    return [ch, { ...NO_KEY, shift: /[A-Z]/.test(ch) }];
+  });
 }

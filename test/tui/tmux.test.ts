@@ -180,6 +180,8 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', 
   });
 });
 
-describe.skipIf(HAVE_TMUX || IN_CI)('ncclx doctor in a real terminal', () => {
-  it.skip('skipped: tmux is not installed (apt-get install tmux); CI installs it and never skips', () => {});
-});
+if (!HAVE_TMUX && !IN_CI) {
+  describe('ncclx doctor in a real terminal', () => {
+    it.skip('skipped: tmux is not installed (apt-get install tmux); CI installs it and never skips', () => {});
+  });
+}

@@ -344,6 +344,11 @@ describe('keys that arrive together', () => {
     await app.waitFor(/GID table — mlx5_0:1/);
     await app.press(KEY.down.repeat(4));
     expect(await app.waitFor(/GID table — mlx5_4:1/)).toMatch(/› mlx5_4:1/);
+    // Two command keys in one read: 'x' closes the help, '2' still switches views.
+    await app.press('?');
+    await app.waitFor(/any key closes/);
+    await app.press('x2');
+    expect(await app.waitFor(/Trace ◀ socket transport ▶/)).not.toMatch(/any key closes/);
     await app.press('4', KEY.enter);
     await app.waitFor(/editing/);
     // Text, Enter and a command key in one read: the Enter ends the edit, 'c' copies.
