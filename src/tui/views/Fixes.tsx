@@ -276,7 +276,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
           {m}
         </Line>
       ))}
-      <Title note="p: full screen">Preview{chosen.length ? '' : ' (highlighted fix)'}</Title>
+      {fixes.length ? <Title note="p: full screen">Preview{chosen.length ? '' : ' (highlighted fix)'}</Title> : null}
       {preview.slice(0, previewH).map((l, i) => (
         <Line key={`p${i}`} dim={l.startsWith('#')}>
           {l}
