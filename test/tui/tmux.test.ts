@@ -13,10 +13,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = join(__dirname, '../..');
 const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const IN_CI = !!process.env['CI'] && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
-const SOCKET = `ncclx-test-${process.pid}`;
+// A private server on a socket in a temporary directory: nothing shared with the user's tmux, nothing left behind.
+const SOCKET_DIR = mkdtempSync(join(tmpdir(), 'ncclx-tmux-'));
+const SOCKET = join(SOCKET_DIR, 'sock');
 
 function tmux(...args: string[]): string {
-  const r = spawnSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  const r = spawnSync('tmux', ['-S', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
@@ -50,7 +52,8 @@ const DOCTOR = 'node dist/cli.js doctor --root test/fixtures/ib8-storage';
 
 describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', () => {
   afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+    spawnSync('tmux', ['-S', SOCKET, 'kill-server']);
+    rmSync(SOCKET_DIR, { recursive: true, force: true });
   });
 
   it('navigates, opens a result, edits a what-if, copies exports, adapts to resize, refuses fixes off-node, and quits cleanly', async () => {
@@ -97,7 +100,7 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', 
     const t0 = Date.now();
     let buffer = '';
     while (Date.now() - t0 < 5000 && !buffer.includes('NCCL_SOCKET_IFNAME')) {
-      buffer = spawnSync('tmux', ['-L', SOCKET, 'show-buffer'], { encoding: 'utf8' }).stdout;
+      buffer = spawnSync('tmux', ['-S', SOCKET, 'show-buffer'], { encoding: 'utf8' }).stdout;
       await new Promise((r) => setTimeout(r, 40));
     }
     expect(buffer).toBe("export NCCL_SOCKET_IFNAME='=eno1'\n");
@@ -132,8 +135,9 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', 
     const s = await waitScreen('ctrlc', /EXIT=\d/);
     expect(alternate('ctrlc')).toBe('0');
     expect(s).not.toMatch(/1 Summary/);
-    // The shell's line discipline is back to normal (echo on, canonical mode).
-    expect(spawnSync('tmux', ['-L', SOCKET, 'send-keys', '-t', 'ctrlc', 'C-c']).status).toBe(0);
+    // The terminal is out of raw mode: what is typed now is echoed by the line discipline.
+    text('ctrlc', 'typed-after-quit');
+    expect(await waitScreen('ctrlc', /typed-after-quit/)).toMatch(/EXIT=0/);
   });
 
   it('NO_COLOR and --no-color: no colour codes on screen; by default there are', async () => {
