@@ -1,13 +1,14 @@
 // The built binary on directories of snapshot files, as a user runs it.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cluster } from './helpers.js';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const tmp = mkdtempSync(join(tmpdir(), 'ncclx-compare-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function ncclx(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1' } });

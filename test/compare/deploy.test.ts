@@ -2,13 +2,13 @@
 // kubernetes-models) with the rights the README promises, and the Slurm
 // scripts parse and act on the doctor's exit code as documented.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DaemonSet } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
 import { Namespace } from 'kubernetes-models/v1';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
 const DEPLOY = join(__dirname, '..', '..', 'docs', 'deploy');
@@ -89,6 +89,7 @@ describe('Kubernetes manifests', () => {
 
 describe('Slurm scripts', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'ncclx-deploy-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   /** A fake `ncclx` (and `scontrol`) on PATH: exit with $FAKE_CODE, print $FAKE_OUT; record the arguments. */
   function fakes(): string {
     const bin = mkdtempSync(join(tmp, 'bin-'));

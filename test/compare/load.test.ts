@@ -1,9 +1,9 @@
 // The fast snapshot reader gives exactly what the schema loader gives, minus
 // the parts compare does not read; bad files are reported, never thrown.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshotFile, parseSnapshotBytes, reduce } from '../../src/compare/load.js';
 import { validateSnapshot } from '../../src/snapshot/schema.js';
 import type { NodeSnapshot } from '../../src/snapshot/types.js';
@@ -11,6 +11,7 @@ import { probeNode } from '../../src/probe/index.js';
 import { FIXTURES } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ncclx-compare-load-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const UNREAD = ['conf', 'localPortRange', 'qdiscs', 'nft', 'iptablesMangle', 'ip6tablesMangle'] as const;
 
 /** What compare keeps: everything but the kernel parts it never reads and pci. */
