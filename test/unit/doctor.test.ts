@@ -56,6 +56,10 @@ describe('socket and env checks', () => {
     ]);
     expect(exitCodeFor(run.results)).toBe(1);
   });
+  it('the subnet-aware routing pair (net_ib/connect.cc: NCCL_IB_SUBNET_AWARE_ROUTING, NCCL_IB_SUBNET_PREFIX_LEN) is known', () => {
+    const env = { NCCL_IB_SUBNET_AWARE_ROUTING: '1', NCCL_IB_SUBNET_PREFIX_LEN: '30' };
+    expect(runDoctor(ALL_CHECKS, ctxOf(env)).results.filter((r) => r.checkId === 'ENV-001').map((r) => r.severity)).toEqual(['ok']);
+  });
   it('NCCLX-only variables are flagged under NVIDIA NCCL, not under NCCLX', () => {
     const env = { NCCL_SOCKET_IPADDR_PREFIX: '10.' };
     expect(runDoctor(ALL_CHECKS, ctxOf(env)).results.find((r) => r.checkId === 'ENV-001')!.severity).toBe('warn');
