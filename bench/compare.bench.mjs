@@ -5,7 +5,7 @@
 // of node. Each size runs BENCH_COMPARE_RUNS times (default 3) after a warm-up
 // that fills the page cache; the median is reported.
 import { spawnSync } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,8 +37,17 @@ const loadavg = () => {
   }
 };
 
+/** About 850 KB a node on disk, plus room: refuse to start rather than fill the disk half way. */
+function checkDisk(nodes) {
+  const need = nodes * 900 * 1024 + 512 * 1024 * 1024;
+  const st = statfsSync(tmpdir());
+  const free = st.bavail * st.bsize;
+  if (free < need) throw new Error(`compare bench: ${(need / 2 ** 30).toFixed(1)} GiB needed in ${tmpdir()} for ${nodes} snapshots, ${(free / 2 ** 30).toFixed(1)} GiB free (set TMPDIR, or BENCH_COMPARE_NODES=1000,2000)`);
+}
+
 export default async function () {
   const max = Math.max(...SIZES);
+  checkDisk(max);
   const root = mkdtempSync(join(tmpdir(), 'ncclx-compare-bench-'));
   try {
     const t0 = Date.now();
