@@ -286,8 +286,11 @@ export function mergeSysctlConf(current: string | null, settings: { key: string;
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
+/** The exports `ncclx env` would print, computed once per run (both the claim and the file use them). */
+const envOf = (ctx: CheckContext) => ctx.memo('fix.envPlan', () => envPlan(ctx, { debug: false }));
+
 function ncclConf(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<Fix, 'id' | 'title' | 'resolves'> {
-  const plan = envPlan(ctx, { debug: false });
+  const plan = envOf(ctx);
   const notes: string[] = [];
   // nccl.conf sets only what NCCL reads; GLOO_SOCKET_IFNAME and RDMA_PEER_IFACES belong in the job's environment.
   const vars = plan.vars.filter((v) => v.name.startsWith('NCCL_') && !/[\r\n]/.test(v.value));
@@ -325,7 +328,7 @@ export function remediationExports(text: string | null): { name: string; value: 
  * is NCCL_* exports that the planned file sets to exactly those values.
  */
 function confResolves(ctx: CheckContext, results: CheckResult[]): CheckResult[] {
-  const planned = new Map(envPlan(ctx, { debug: false }).vars.filter((v) => v.name.startsWith('NCCL_')).map((v) => [v.name, v.value]));
+  const planned = new Map(envOf(ctx).vars.filter((v) => v.name.startsWith('NCCL_')).map((v) => [v.name, v.value]));
   return results.filter((r) => {
     if (r.severity !== 'warn' && r.severity !== 'error') return false;
     const ex = remediationExports(r.remediation);
