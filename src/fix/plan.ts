@@ -88,7 +88,11 @@ function policyRouting(ctx: CheckContext, facts: PlanFacts): { ops: OpSpec[]; no
     for (const a of wrong) ops.push({ kind: 'ip-rule', from: a.address, table });
     assigned.push(`${netdev} → ${table}`);
   }
-  if (assigned.length) notes.push(`one routing table per NIC, the first unused ids from 100: ${assigned.join(', ')}`);
+  if (assigned.length) {
+    notes.push(`one routing table per NIC, the first unused ids from 100: ${assigned.join(', ')}`);
+    // --persist writes sysctls only: rules and routes live in the distribution's network configuration.
+    notes.push('rules and routes last until reboot: add them to the network configuration (netplan routing-policy, NetworkManager, ifupdown) to keep them');
+  }
   return { ops, notes, blocked: null };
 }
 
