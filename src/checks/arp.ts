@@ -235,7 +235,7 @@ function decisionEvidence(kernel: KernelPart, d: RouteDecision): Evidence[] {
 }
 
 /** Per member address: does traffic from it go back out through its own NIC? Memoised per run. */
-export function decisions(ctx: CheckContext): Map<string, RouteDecision> | { error: string } {
+function decisions(ctx: CheckContext): Map<string, RouteDecision> | { error: string } {
   return ctx.memo('arp.decisions', () => {
     const kernel = ctx.snapshot.kernel!;
     if (!kernel.rules.ok) return { error: captureFailure(kernel.rules) };
@@ -250,13 +250,43 @@ export function decisions(ctx: CheckContext): Map<string, RouteDecision> | { err
 }
 
 /** Unused table ids from 100 on, for the remediation's per-NIC tables. */
-export function freeTables(kernel: KernelPart, n: number): number[] {
+function freeTables(kernel: KernelPart, n: number): number[] {
   const used = new Set<string>();
   if (kernel.rules.ok) for (const r of kernel.rules.data) if (r.table) used.add(r.table);
   if (kernel.routes.ok) for (const r of kernel.routes.data) if (r.table) used.add(r.table);
   const out: number[] = [];
   for (let t = 100; out.length < n; t++) if (!used.has(String(t))) out.push(t);
   return out;
+}
+
+/** One RDMA netdev of a shared subnet, as the policy routing remediation sees it. */
+export interface RoutingNeed {
+  netdev: string;
+  group: SharedSubnet;
+  addrs: AddressInfo[];
+  /** Its addresses whose traffic the kernel sends out through another device. */
+  wrong: AddressInfo[];
+  /** Why the routing simulation cannot tell for those addresses, or null. */
+  unsure: string | null;
+  /** The table the remediation gives it: the next unused id from 100, for netdevs with wrong addresses and a sure answer. */
+  table: number | null;
+}
+
+/** Per member netdev: is its traffic routed back through itself, and which table fixes it. ARP-004 and `ncclx fix` share it, so their tables agree. */
+export function routingNeeds(ctx: CheckContext): RoutingNeed[] | { error: string } {
+  return ctx.memo('arp.routingNeeds', () => {
+    const dec = decisions(ctx);
+    if ('error' in dec) return dec;
+    const members = memberNetdevs(sharedSubnets(ctx));
+    const tables = freeTables(ctx.snapshot.kernel!, members.length);
+    let next = 0;
+    return members.map(({ netdev, addrs, group }) => {
+      const wrong = addrs.filter((a) => dec.get(a.address)?.dev !== netdev);
+      const unsure = wrong.map((a) => dec.get(a.address)!.unsure).find((u) => u) ?? null;
+      const table = wrong.length > 0 && !unsure ? tables[next++]! : null;
+      return { netdev, group, addrs, wrong, unsure, table };
+    });
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -454,21 +484,18 @@ const policyRoutingCheck: Check = {
     if (pre) return pre;
     const kernel = ctx.snapshot.kernel!;
     const dec = decisions(ctx);
+    const needs = routingNeeds(ctx);
     if ('error' in dec) return unknownResult('policy routing', dec.error);
+    if ('error' in needs) return unknownResult('policy routing', needs.error);
     const out: CheckResult[] = [];
     const good: string[] = [];
-    const members = memberNetdevs(sharedSubnets(ctx));
-    const tables = freeTables(kernel, members.length);
-    let nextTable = 0;
-    members.forEach(({ netdev, addrs, group }) => {
-      const wrong = addrs.filter((a) => dec.get(a.address)?.dev !== netdev);
+    needs.forEach(({ netdev, addrs, group, wrong, unsure, table: t }) => {
       if (wrong.length === 0) {
         const d = dec.get(addrs[0]!.address)!;
         good.push(`${netdev} (${d.rule && d.rule.table !== 'main' ? `table ${d.rule.table}` : 'main table'})`);
         return;
       }
       const ev: Evidence[] = wrong.flatMap((a) => decisionEvidence(kernel, dec.get(a.address)!));
-      const unsure = wrong.map((a) => dec.get(a.address)!.unsure).find((u) => u);
       if (unsure) {
         out.push(unknownResult(`policy routing of ${netdev}`, unsure, ev));
         return;
@@ -476,7 +503,7 @@ const policyRoutingCheck: Check = {
       const af = effectiveValue(kernel, netdev, 'arp_filter');
       const arpFilterOn = !('error' in af) && af.effective === 1;
       if (!('error' in af)) ev.push(...confEvidence(netdev, af));
-      const table = String(tables[nextTable++]!);
+      const table = String(t);
       const cmds = wrong.flatMap((a) => [
         shJoin(['ip', 'rule', 'add', 'from', a.address, 'lookup', table]),
         shJoin(['ip', 'route', 'replace', group.subnet, 'dev', netdev, 'src', a.address, 'table', table]),

@@ -3,7 +3,7 @@
 // read beforehand (tools on PATH, schedulers the kernel has, link speeds,
 // current file contents) in; a FixPlan out.
 
-import { arpSettings, decisions, effectiveValue, freeTables, memberNetdevs, sharedSubnets } from '../checks/arp.js';
+import { arpSettings, effectiveValue, memberNetdevs, routingNeeds, sharedSubnets } from '../checks/arp.js';
 import { rdmaNetdevs } from '../checks/rdma-netdevs.js';
 import { socketLinks } from '../checks/qos.js';
 import type { DoctorRun } from '../checks/run.js';
@@ -66,23 +66,14 @@ function policyRouting(ctx: CheckContext, facts: PlanFacts): { ops: OpSpec[]; no
   const kernel = ctx.snapshot.kernel;
   if (!kernel || !ctx.snapshot.rdma) return { ops: [], notes: [], blocked: 'the node\'s kernel or RDMA data could not be read' };
   if (!facts.tools.ip) return { ops: [], notes: [], blocked: 'ip is not installed (apt-get install iproute2)' };
-  const dec = decisions(ctx);
-  if ('error' in dec) return { ops: [], notes: [], blocked: dec.error };
-  const members = memberNetdevs(sharedSubnets(ctx));
-  const tables = freeTables(kernel, members.length);
+  const needs = routingNeeds(ctx);
+  if ('error' in needs) return { ops: [], notes: [], blocked: needs.error };
   const ops: OpSpec[] = [];
   const notes: string[] = [];
   const assigned: string[] = [];
-  let next = 0;
-  for (const { netdev, addrs, group } of members) {
-    const wrong = addrs.filter((a) => dec.get(a.address)?.dev !== netdev);
-    if (wrong.length === 0) continue;
-    const unsure = wrong.map((a) => dec.get(a.address)!.unsure).find((u) => u);
-    if (unsure) {
-      notes.push(`${netdev} left alone: ${unsure}`);
-      continue;
-    }
-    const table = tables[next++]!;
+  for (const { netdev, group, wrong, unsure, table } of needs) {
+    if (unsure) notes.push(`${netdev} left alone: ${unsure}`);
+    if (table === null) continue;
     // The route first, so the rule never points at an empty table.
     ops.push({ kind: 'ip-route', dst: group.subnet, dev: netdev, src: wrong[0]!.address, table });
     for (const a of wrong) ops.push({ kind: 'ip-rule', from: a.address, table });
@@ -117,12 +108,13 @@ function arpSysctl(ctx: CheckContext): OpSpec[] {
 function rpFilter(ctx: CheckContext): OpSpec[] {
   const kernel = ctx.snapshot.kernel;
   if (!kernel) return [];
-  const dec = decisions(ctx);
+  const needs = routingNeeds(ctx);
   const ops: OpSpec[] = [];
-  for (const { netdev, addrs } of memberNetdevs(sharedSubnets(ctx))) {
+  for (const { netdev } of memberNetdevs(sharedSubnets(ctx))) {
     const v = effectiveValue(kernel, netdev, 'rp_filter');
     if ('error' in v || v.effective !== 1) continue;
-    const routedBack = !('error' in dec) && addrs.every((a) => dec.get(a.address)?.dev === netdev);
+    // Unknown routing counts as not routed back: loose rp_filter is the safe side.
+    const routedBack = !('error' in needs) && needs.find((n) => n.netdev === netdev)!.wrong.length === 0;
     // max(all, if): setting the interface to 2 makes it loose whatever `all` holds (all ≤ 1 here).
     if (!routedBack) ops.push({ kind: 'sysctl', key: confKey(netdev, 'rp_filter'), value: '2' });
   }
