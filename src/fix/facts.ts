@@ -3,9 +3,8 @@
 // content of the files a fix merges into.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { release } from 'node:os';
-import { join } from 'node:path';
+import { Root } from '../probe/root.js';
 import { which } from './host.js';
 import type { PlanFacts } from './plan.js';
 
@@ -16,23 +15,13 @@ export interface FactSource {
   root: string;
 }
 
-const under = (root: string, path: string) => (root === '/' ? path : join(root, path));
-
-function readOrNull(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /** From files: /sys/module (built-ins with parameters, loaded modules) and /lib/modules. */
-function schedulerFromFiles(root: string, name: string): boolean | null {
-  if (existsSync(under(root, `/sys/module/sch_${name}`))) return true;
-  const mods = under(root, `/lib/modules/${release()}`);
-  if (!existsSync(mods)) return null;
-  const builtin = readOrNull(join(mods, 'modules.builtin')) ?? '';
-  const dep = readOrNull(join(mods, 'modules.dep')) ?? '';
+function schedulerFromFiles(root: Root, name: string): boolean | null {
+  if (root.exists(`/sys/module/sch_${name}`)) return true;
+  const mods = `/lib/modules/${release()}`;
+  if (!root.exists(mods)) return null;
+  const builtin = root.readTrim(`${mods}/modules.builtin`) ?? '';
+  const dep = root.readTrim(`${mods}/modules.dep`) ?? '';
   return builtin.includes(`/sch_${name}.ko`) || dep.includes(`/sch_${name}.ko`);
 }
 
@@ -54,6 +43,7 @@ function schedulerProbe(): { prio: boolean; htb: boolean } | null {
 }
 
 export function gatherFacts(src: FactSource): PlanFacts {
+  const root = new Root(src.root);
   let sched: ReturnType<PlanFacts['schedulers']> | null = null;
   return {
     tools: src.live
@@ -66,13 +56,16 @@ export function gatherFacts(src: FactSource): PlanFacts {
       if (sched) return sched;
       const probed = src.live && process.getuid?.() === 0 ? schedulerProbe() : null;
       if (probed) return (sched = { ...probed, how: 'tried on the loopback of a throwaway network namespace' });
-      return (sched = { prio: schedulerFromFiles(src.root, 'prio'), htb: schedulerFromFiles(src.root, 'htb'), how: '/sys/module and /lib/modules' });
+      return (sched = { prio: schedulerFromFiles(root, 'prio'), htb: schedulerFromFiles(root, 'htb'), how: '/sys/module and /lib/modules' });
     },
     linkSpeedMbit(dev) {
-      const t = readOrNull(under(src.root, `/sys/class/net/${dev}/speed`));
-      const n = t === null ? NaN : Number.parseInt(t.trim(), 10);
+      const t = root.readTrim(`/sys/class/net/${dev}/speed`);
+      const n = t === null ? NaN : Number.parseInt(t, 10);
       return Number.isFinite(n) && n > 0 ? n : null;
     },
-    readFile: (path) => readOrNull(under(src.root, path)),
+    readFile(path) {
+      const r = root.read(path);
+      return r.ok ? r.value : null;
+    },
   };
 }
