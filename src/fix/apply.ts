@@ -59,6 +59,13 @@ function saveJournal(host: Host, path: string, j: Journal, now: () => Date) {
   host.write(path, JSON.stringify(j, null, 2) + '\n', 0o600);
 }
 
+/** Undo one operation and check the node is back to the recorded state. */
+function restore(h: ReturnType<typeof handler>, e: JournalOp, host: Host): void {
+  h.undo(e.op, host, e.before);
+  const diff = h.restored(e.op, host, e.before);
+  if (diff) throw new OpError(`undo did not restore it: ${diff}`);
+}
+
 /** Undo, newest first, every op of the journal that may have changed the node. */
 function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyEvent) => void; now: () => Date; driftCheck: boolean }): string[] {
   const errors: string[] = [];
@@ -71,9 +78,7 @@ function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyE
       // The op that failed may have done part of its work (a qdisc without its filters): clean that up quietly.
       try {
         if (h.restored(e.op, o.host, e.before) === null) continue; // it changed nothing
-        h.undo(e.op, o.host, e.before);
-        const diff = h.restored(e.op, o.host, e.before);
-        if (diff) throw new OpError(diff);
+        restore(h, e, o.host);
       } catch (err) {
         errors.push(`${e.text}: ${errText(err)}`);
         o.onEvent?.({ type: 'undo-failed', index: i, op: e.op, text: e.text, error: errText(err) });
@@ -94,9 +99,7 @@ function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyE
           continue;
         }
       }
-      h.undo(e.op, o.host, e.before);
-      const diff = h.restored(e.op, o.host, e.before);
-      if (diff) throw new OpError(`undo did not restore it: ${diff}`);
+      restore(h, e, o.host);
       e.state = 'undone';
       o.onEvent?.({ type: 'undo-done', index: i, op: e.op, text: e.text });
     } catch (err) {
