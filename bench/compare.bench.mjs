@@ -10,6 +10,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generate } from './gen-snapshots.mjs';
+import { target } from './targets.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RUNS = Number(process.env.BENCH_COMPARE_RUNS ?? 3);
@@ -75,12 +76,10 @@ export default async function () {
     const big = rows.find((r) => r.n === 10000);
     const small = rows.find((r) => r.n === 1000);
     if (big) {
-      console.log(`10k: ${(big.ms / 1000).toFixed(2)} s (target < 10 s) ${big.ms < 10000 ? 'OK' : 'OVER TARGET'}; ${big.rss.toFixed(0)} MiB (target < 2048 MiB) ${big.rss < 2048 ? 'OK' : 'OVER TARGET'}`);
+      target('compare 10k snapshots, wall time', big.ms / 1000, { max: 10, unit: ' s', digits: 2 });
+      target('compare 10k snapshots, peak memory', big.rss, { max: 2048, unit: ' MiB', digits: 0 });
     }
-    if (big && small) {
-      const ratio = big.ms / small.ms;
-      console.log(`growth: 10k/1k = ${ratio.toFixed(1)}× (target ≤ 12×) ${ratio <= 12 ? 'OK' : 'OVER TARGET'}`);
-    }
+    if (big && small) target('compare growth 10k / 1k', big.ms / small.ms, { max: 12, unit: '×' });
   } finally {
     if (!process.env.BENCH_KEEP) rmSync(root, { recursive: true, force: true });
   }

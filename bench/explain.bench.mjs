@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { target } from './targets.mjs';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -31,5 +32,5 @@ export default async function () {
   console.log('|---|---|');
   console.log(`| node -e 0 | ${bare.toFixed(1)} |`);
   console.log(`| ncclx explain --json | ${explain.toFixed(1)} |`);
-  console.log(`ratio: ${ratio.toFixed(2)}× (target ≤ 2.5×) ${ratio <= 2.5 ? 'OK' : 'OVER TARGET'}`);
+  target('explain --json / node -e 0', ratio, { max: 2.5, unit: '×', digits: 2 });
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBenchNode } from '../test/fixtures/generate.mjs';
+import { target } from './targets.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, '..', 'dist', 'cli.js');
@@ -73,8 +74,8 @@ export default async function () {
     console.log('|---|---|');
     console.log(`| ncclx ib --json --root (${RUNS} runs) | ${ncclx.ms.toFixed(1)} |`);
     console.log(`| show_gids-style shell loop (${SHELL_RUNS} runs) | ${shell.ms.toFixed(1)} |`);
-    console.log(`ncclx: ${ncclx.ms.toFixed(1)} ms (target < 300 ms) ${ncclx.ms < 300 ? 'OK' : 'OVER TARGET'}`);
-    console.log(`ratio: ${ratio.toFixed(1)}× faster than the shell loop (target ≥ 10×) ${ratio >= 10 ? 'OK' : 'UNDER TARGET'}`);
+    target('ib --json, 16 devices × 2 ports × 256 GIDs', ncclx.ms, { max: 300, unit: ' ms' });
+    target('ib --json vs the show_gids-style shell loop', ratio, { min: 10, unit: '× faster' });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

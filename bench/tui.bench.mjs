@@ -15,6 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { notMeasured, target } from './targets.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(here, '..');
@@ -171,13 +172,14 @@ export default async function () {
   if (have) {
     const f = await firstFrame();
     console.log(`| first full frame (ncclx doctor --root ${FIXTURE}, pty 80×24) | ${f.tui.toFixed(0)} | max ${f.max.toFixed(0)}; bare \`node -e\` under the same pty ${f.bare.toFixed(0)} |`);
-    console.log(`first frame: ${f.tui < 1000 ? 'OK' : 'OVER TARGET'} (target < 1000 ms)`);
+    target('TUI first full frame', f.tui, { max: 1000, unit: ' ms', digits: 0 });
   } else {
     console.log('| first full frame | — | skipped: util-linux `script` not found |');
+    notMeasured('TUI first full frame', 'util-linux `script` not found (apt-get install bsdutils)');
   }
   const k = await keystrokes();
   console.log(`| what-if keystroke → frame (${k.length} keystrokes, none cached) | ${median(k).toFixed(1)} | p95 ${pct(k, 95).toFixed(1)}, max ${Math.max(...k).toFixed(1)} |`);
-  console.log(`keystroke: ${pct(k, 95) < 50 ? 'OK' : 'OVER TARGET'} (target < 50 ms, judged at p95)`);
+  target('TUI what-if keystroke → frame, p95', pct(k, 95), { max: 50, unit: ' ms' });
   // Other work on the machine slows every figure: say how busy it was.
   console.log(`load average ${loadavg()[0].toFixed(2)} on ${cpus().length} CPUs`);
 }

@@ -1,11 +1,11 @@
 // NCCL environment checks: variables NCCL does not know (typos), and integer
 // values NCCL parses differently from what the user wrote (§0.2).
 
-import { parseNcclInt } from '../nccl/cint.js';
-import { didYouMean, isKnownVar, KNOWN_VARS } from '../nccl/known-vars.js';
-import { shExport } from '../report/quote.js';
-import { ok } from './result.js';
-import type { Check, CheckContext, CheckResult, Evidence } from './types.js';
+import { parseNcclInt } from '../model/nccl/cint.js';
+import { didYouMean, isKnownVar, KNOWN_VARS } from '../model/nccl/known-vars.js';
+import type { Check, CheckContext } from '../model/doctor/types.js';
+import { ok, result, setEnv } from '../model/result/build.js';
+import type { Evidence, Outcome } from '../model/result/types.js';
 
 function sourceOf(ctx: CheckContext, name: string): Evidence {
   const o = ctx.reasoning.env.origins[name];
@@ -26,28 +26,33 @@ const unknownVars: Check = {
   title: 'Every NCCL_* variable is one NCCL reads',
   family: 'env',
   run(ctx) {
-    const out: CheckResult[] = [];
+    const out: Outcome[] = [];
     const isNcclx = ctx.reasoning.profile.version.vendor === 'ncclx';
     for (const name of ncclVars(ctx)) {
       const known = KNOWN_VARS[name];
       if (known?.ncclx && !isNcclx) {
-        out.push({
-          checkId: '', severity: 'warn', summary: `${name} is an NCCLX variable; NVIDIA NCCL ${ctx.reasoning.choice.version.raw} ignores it`, evidence: [sourceOf(ctx, name)],
-          why: 'Meta\'s NCCLX adds cvars that upstream NCCL never reads, so the setting has no effect with this library.', remediation: 'Use NCCLX, or drop the variable', fixIds: [],
-        });
+        out.push(
+          result(
+            'warn',
+            `${name} is an NCCLX variable; NVIDIA NCCL ${ctx.reasoning.choice.version.raw} ignores it`,
+            [sourceOf(ctx, name)],
+            "Meta's NCCLX adds cvars that upstream NCCL never reads, so the setting has no effect with this library.",
+            setEnv({ [name]: null }, 'Use NCCLX, or drop the variable'),
+          ),
+        );
         continue;
       }
       if (isKnownVar(name)) continue;
       const guess = didYouMean(name);
-      out.push({
-        checkId: '',
-        severity: guess ? 'warn' : 'info',
-        summary: guess ? `${name} is not an NCCL variable — did you mean ${guess}?` : `${name} is not a variable ncclx knows NCCL to read`,
-        evidence: [sourceOf(ctx, name)],
-        why: 'NCCL silently ignores variables it does not read, so a typo leaves the default in place.',
-        remediation: guess ? `unset ${name}; ${shExport(guess, ctx.reasoning.env.vars[name] ?? '')}` : null,
-        fixIds: [],
-      });
+      out.push(
+        result(
+          guess ? 'warn' : 'info',
+          guess ? `${name} is not an NCCL variable — did you mean ${guess}?` : `${name} is not a variable ncclx knows NCCL to read`,
+          [sourceOf(ctx, name)],
+          'NCCL silently ignores variables it does not read, so a typo leaves the default in place.',
+          guess ? setEnv({ [name]: null, [guess]: ctx.reasoning.env.vars[name] ?? '' }) : null,
+        ),
+      );
     }
     if (out.length === 0) out.push(ok('every NCCL_* variable is one NCCL reads'));
     return out;
@@ -59,7 +64,7 @@ const integerParsing: Check = {
   title: 'Integer variables mean what they say',
   family: 'env',
   run(ctx) {
-    const out: CheckResult[] = [];
+    const out: Outcome[] = [];
     for (const name of ncclVars(ctx)) {
       const spec = KNOWN_VARS[name]?.int;
       if (!spec) continue;
@@ -76,15 +81,15 @@ const integerParsing: Check = {
           : /^[+-]?0\d+$/.test(word)
             ? String(parseInt(word, 10))
             : String(p.value);
-      out.push({
-        checkId: '',
-        severity: boolWord && meant !== String(p.value) ? 'error' : 'warn',
-        summary: `${name}=${raw}: NCCL reads ${p.value}${/_DISABLE$/.test(name) && p.value === 0 ? ` — ${name.replace('NCCL_', '')} is NOT in effect` : ''} (${p.surprising})`,
-        evidence: [sourceOf(ctx, name)],
-        why: 'NCCL parses integers with strtoll(s, NULL, 0): a leading 0 means octal, words read as 0 and trailing text is ignored, all without a message.',
-        remediation: shExport(name, meant),
-        fixIds: [],
-      });
+      out.push(
+        result(
+          boolWord && meant !== String(p.value) ? 'error' : 'warn',
+          `${name}=${raw}: NCCL reads ${p.value}${/_DISABLE$/.test(name) && p.value === 0 ? ` — ${name.replace('NCCL_', '')} is NOT in effect` : ''} (${p.surprising})`,
+          [sourceOf(ctx, name)],
+          'NCCL parses integers with strtoll(s, NULL, 0): a leading 0 means octal, words read as 0 and trailing text is ignored, all without a message.',
+          setEnv({ [name]: meant }),
+        ),
+      );
     }
     if (out.length === 0) out.push(ok('integer variables parse as written'));
     return out;

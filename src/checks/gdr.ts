@@ -1,18 +1,16 @@
-// GPUDirect RDMA readiness (nccl-behavior.md §5): which peer-memory paths this
-// NCCL version looks at, the DMA-BUF alternative, and the knobs that disable it.
+// GPUDirect RDMA checks (nccl-behavior.md §5): readiness (src/model/nccl/gdr.ts),
+// peer-memory caveats of older NCCL, and NCCL_NET_GDR_LEVEL's accepted values.
 
-import { parseNcclInt } from '../nccl/cint.js';
-import { atLeast } from '../nccl/versions.js';
-import { shExport } from '../report/quote.js';
-import type { RdmaPart } from '../snapshot/rdma-types.js';
-import { ok, result } from './result.js';
-import type { Check, CheckContext, CheckResult, Evidence } from './types.js';
+import type { Check } from '../model/doctor/types.js';
+import { gdrReadiness, gdrSummary } from '../model/nccl/gdr.js';
+import { atLeast } from '../model/nccl/versions.js';
+import { advise, ok, result, run, setEnv, unsetEnv } from '../model/result/build.js';
+import type { Evidence, Outcome } from '../model/result/types.js';
+import type { RdmaPart } from '../model/snapshot/rdma-types.js';
 
-function rdmaOf(ctx: CheckContext): RdmaPart | null {
-  return (ctx.snapshot.rdma as RdmaPart | undefined) ?? null;
-}
+const rdmaOf = (ctx: Parameters<Check['run']>[0]): RdmaPart | null => ctx.snapshot.rdma ?? null;
 
-function unknown(summary: string): CheckResult {
+function unknown(summary: string): Outcome {
   return result('unknown', summary, [], 'Without the RDMA part of the snapshot ncclx cannot tell whether GPUDirect RDMA works.');
 }
 
@@ -29,41 +27,35 @@ const peerMemory: Check = {
   title: 'GPUDirect RDMA: a peer-memory path NCCL checks, or DMA-BUF',
   family: 'gdr',
   run(ctx) {
-    const rdma = rdmaOf(ctx);
-    if (!rdma) return unknown('no RDMA data in this snapshot');
-    if (rdma.devices.length === 0) return ok('no RDMA devices: GPUDirect RDMA does not apply');
-    const profile = ctx.reasoning.profile;
-    const v = profile.version;
+    const g = gdrReadiness(ctx.snapshot.rdma, ctx.reasoning.profile, ctx.reasoning.env.vars);
+    const v = ctx.reasoning.profile.version;
+    const summary = gdrSummary(g, v.raw);
+    if (g.status === 'unknown') return unknown(summary);
+    if (g.status === 'no-rdma') return ok(summary);
+    const rdma = ctx.snapshot.rdma!;
     const evidence: Evidence[] = [
-      ...profile.peerMemPaths.map((p) => ({ kind: 'file' as const, source: p, value: present(rdma, p) ? 'present' : 'absent' })),
+      ...g.checked.map((c) => ({ kind: 'file' as const, source: c.path, value: c.present ? 'present' : 'absent' })),
       ...rdma.modules.map((m) => ({ kind: 'file' as const, source: m.path, value: m.present ? 'present' : 'absent' })),
     ];
-    const found = profile.peerMemPaths.filter((p) => present(rdma, p));
-    if (found.length) {
-      return ok(`peer memory available to NCCL ${v.raw} through ${found.join(', ')}`, evidence);
+    if (g.status === 'peer-memory') {
+      return ok(summary, evidence);
     }
-    // NCCL_DMABUF_ENABLE is an NCCL_PARAM integer: `false` reads 0 like `0` does.
-    const dmabufOff = parseNcclInt(ctx.reasoning.env.vars['NCCL_DMABUF_ENABLE'], 1).value === 0;
-    if (!atLeast(v, '2.13.4') || dmabufOff) {
-      return {
-        checkId: '',
-        severity: 'error',
-        summary: `GPUDirect RDMA disabled: none of the peer-memory paths NCCL ${v.raw} checks exists${dmabufOff ? ' and NCCL_DMABUF_ENABLE=0 turns DMA-BUF off' : ' and this version has no DMA-BUF path'}`,
+    if (g.status === 'disabled') {
+      return result(
+        'error',
+        summary,
         evidence,
-        why: 'Without GPUDirect RDMA every transfer is staged through host memory: NCCL logs "GPU Direct RDMA Disabled for HCA" and inter-node bandwidth drops sharply.',
-        remediation: dmabufOff ? 'unset NCCL_DMABUF_ENABLE' : 'sudo modprobe nvidia_peermem',
-        fixIds: [],
-      };
+        'Without GPUDirect RDMA every transfer is staged through host memory: NCCL logs "GPU Direct RDMA Disabled for HCA" and inter-node bandwidth drops sharply.',
+        g.dmabufOff ? unsetEnv('NCCL_DMABUF_ENABLE') : run([['modprobe', 'nvidia_peermem']]),
+      );
     }
-    return {
-      checkId: '',
-      severity: 'warn',
-      summary: `no peer-memory module visible to NCCL ${v.raw}; GPUDirect RDMA depends on DMA-BUF`,
+    return result(
+      'warn',
+      summary,
       evidence,
-      why: 'DMA-BUF needs a CUDA driver ≥ 11.7 with DMA-BUF support on the GPU (NCCL logs "DMA-BUF is available on GPU device"), a kernel and NIC driver that support it; otherwise NCCL silently stages through host memory.',
-      remediation: 'Check NCCL_DEBUG=INFO for "DMA-BUF is available on GPU device" and "GPU Direct RDMA Enabled for HCA", or load the module: sudo modprobe nvidia_peermem',
-      fixIds: [],
-    };
+      'DMA-BUF needs a CUDA driver ≥ 11.7 with DMA-BUF support on the GPU (NCCL logs "DMA-BUF is available on GPU device"), a kernel and NIC driver that support it; otherwise NCCL silently stages through host memory.',
+      run([['modprobe', 'nvidia_peermem']], 'Check NCCL_DEBUG=INFO for "DMA-BUF is available on GPU device" and "GPU Direct RDMA Enabled for HCA", or load the module'),
+    );
   },
 };
 
@@ -76,31 +68,31 @@ const versionCaveats: Check = {
     if (!rdma) return unknown('no RDMA data in this snapshot');
     const profile = ctx.reasoning.profile;
     const v = profile.version;
-    const out: CheckResult[] = [];
+    const out: Outcome[] = [];
     const nvidiaPeermem = moduleLoaded(rdma, 'nvidia_peermem');
     const seen = profile.peerMemPaths.some((p) => present(rdma, p));
     if (nvidiaPeermem && !seen && !atLeast(v, '2.23.4')) {
-      out.push({
-        checkId: '',
-        severity: 'warn',
-        summary: `nvidia_peermem is loaded, but NCCL ${v.raw} only looks for ${profile.peerMemPaths.join(', ')} — it learned /sys/module/nvidia_peermem/version in 2.23.4`,
-        evidence: profile.peerMemPaths.map((p) => ({ kind: 'file', source: p, value: 'absent' })),
-        why: 'With the inbox RDMA stack nvidia_peermem creates no memory_peers entry, so older NCCL reports GPU Direct RDMA disabled unless DMA-BUF works.',
-        remediation: 'Upgrade to NCCL ≥ 2.23.4, or use MLNX_OFED/DOCA whose peer-memory API creates the memory_peers files',
-        fixIds: [],
-      });
+      out.push(
+        result(
+          'warn',
+          `nvidia_peermem is loaded, but NCCL ${v.raw} only looks for ${profile.peerMemPaths.join(', ')} — it learned /sys/module/nvidia_peermem/version in 2.23.4`,
+          profile.peerMemPaths.map((p) => ({ kind: 'file', source: p, value: 'absent' })),
+          'With the inbox RDMA stack nvidia_peermem creates no memory_peers entry, so older NCCL reports GPU Direct RDMA disabled unless DMA-BUF works.',
+          advise('Upgrade to NCCL ≥ 2.23.4, or use MLNX_OFED/DOCA whose peer-memory API creates the memory_peers files'),
+        ),
+      );
     }
     const oldPath = '/sys/kernel/mm/memory_peers/nvidia-peermem/version';
     if (rdma.peerMem.some((p) => p.path === oldPath && p.present) && !profile.peerMemPaths.includes(oldPath) && !seen) {
-      out.push({
-        checkId: '',
-        severity: 'warn',
-        summary: `${oldPath} exists, but NCCL ${v.raw} no longer checks it (only 2.9.8–2.21.x did)`,
-        evidence: [{ kind: 'file', source: oldPath, value: 'present' }],
-        why: 'NCCL 2.22.x checks nv_mem and nv_mem_nc only; the nvidia-peermem entry is ignored, so GPUDirect RDMA depends on DMA-BUF.',
-        remediation: 'Upgrade to NCCL ≥ 2.23.4 (which checks /sys/module/nvidia_peermem/version)',
-        fixIds: [],
-      });
+      out.push(
+        result(
+          'warn',
+          `${oldPath} exists, but NCCL ${v.raw} no longer checks it (only 2.9.8–2.21.x did)`,
+          [{ kind: 'file', source: oldPath, value: 'present' }],
+          'NCCL 2.22.x checks nv_mem and nv_mem_nc only; the nvidia-peermem entry is ignored, so GPUDirect RDMA depends on DMA-BUF.',
+          advise('Upgrade to NCCL ≥ 2.23.4 (which checks /sys/module/nvidia_peermem/version)'),
+        ),
+      );
     }
     if (out.length === 0) out.push(ok(`no peer-memory version caveat applies to NCCL ${v.raw}`));
     return out;
@@ -123,15 +115,13 @@ const gdrLevel: Check = {
       return ok(`NCCL_NET_GDR_LEVEL=${raw} is accepted`, [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }]);
     }
     const upper = raw.toUpperCase();
-    return {
-      checkId: '',
-      severity: 'warn',
-      summary: `NCCL_NET_GDR_LEVEL=${raw} is not a level NCCL ${v.raw} knows (${names.join(' ')}, or an integer): it is silently ignored`,
-      evidence: [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }],
-      why: 'Level names are case-sensitive; an unknown value leaves the default distance (PXB) in place without any message.',
-      remediation: names.includes(upper) ? shExport('NCCL_NET_GDR_LEVEL', upper) : 'unset NCCL_NET_GDR_LEVEL',
-      fixIds: [],
-    };
+    return result(
+      'warn',
+      `NCCL_NET_GDR_LEVEL=${raw} is not a level NCCL ${v.raw} knows (${names.join(' ')}, or an integer): it is silently ignored`,
+      [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }],
+      'Level names are case-sensitive; an unknown value leaves the default distance (PXB) in place without any message.',
+      names.includes(upper) ? setEnv({ NCCL_NET_GDR_LEVEL: upper }) : unsetEnv('NCCL_NET_GDR_LEVEL'),
+    );
   },
 };
 

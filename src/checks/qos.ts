@@ -1,7 +1,7 @@
 // QoS checks: root qdiscs on NCCL's socket interfaces, DSCP marking in
 // nftables / iptables, NCCL_IB_TC against the DSCP the site marks
 // (nccl-behavior.md §4.1: TC = DSCP × 4, DSCP = TC >> 2), and NCCLX's
-// NCCL_SOCKET_TOS_CONFIG.
+// NCCL_SOCKET_TOS_CONFIG. The marking rules are read by src/model/linux/dscp.ts.
 //
 // tc and netfilter only ever see packets of the kernel's IP stack — NCCL's
 // TCP sockets (bootstrap, IB out-of-band, NET/Socket). RoCE data is built by
@@ -9,270 +9,19 @@
 // sockets listen on ephemeral ports (§1.9), so port-based rules cannot select
 // NCCL traffic: 29500–29999 is PyTorch's TCPStore.
 
-import { parseNcclInt } from '../nccl/cint.js';
-import { shExport, shJoin } from '../report/quote.js';
-import type { Captured, NftDscpRule, TcQdiscJson } from '../snapshot/kernel-types.js';
-import { rdmaLinkLayer, rdmaNetdevs, rdmaUnknownReason } from './rdma-netdevs.js';
-import { result, unknownResult } from './result.js';
-import { captureFailure, commandEvidence, commandLine, linkOfSelected, NO_KERNEL_PART } from './routing.js';
-import type { Check, CheckContext, CheckResult, Evidence } from './types.js';
+import { dscpLabel, intendedDscp, isEgress, localPortRange, markingInventory, markingKnown, siteDscps, type MarkingRule } from '../model/linux/dscp.js';
+import { rdmaLinkLayer, rdmaNetdevs, rdmaUnknownReason } from '../model/linux/rdma-netdevs.js';
+import { captureFailure, commandEvidence, NO_KERNEL_PART } from '../model/linux/routes.js';
+import type { Check, CheckContext } from '../model/doctor/types.js';
+import { parseNcclInt } from '../model/nccl/cint.js';
+import { socketLinks } from '../model/nccl/socket-links.js';
+import { result, run, setEnv, unknownResult, withFixes } from '../model/result/build.js';
+import type { Evidence, Outcome, Remediation } from '../model/result/types.js';
+import type { TcQdiscJson } from '../model/snapshot/kernel-types.js';
 
-// ---------------------------------------------------------------------------
-// DSCP names
-
-const DSCP_NAMES: Record<string, number> = { ef: 46, va: 44, le: 1 };
-for (let x = 0; x <= 7; x++) DSCP_NAMES[`cs${x}`] = 8 * x;
-for (let x = 1; x <= 4; x++) for (let y = 1; y <= 3; y++) DSCP_NAMES[`af${x}${y}`] = 8 * x + 2 * y;
-
-/** DSCP from how nft or iptables wrote it: a name (af31, CS3, ef), decimal or 0x hex. */
-export function parseDscp(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 && v <= 63 ? v : null;
-  if (typeof v !== 'string') return null;
-  const t = v.trim().toLowerCase();
-  if (t in DSCP_NAMES) return DSCP_NAMES[t]!;
-  const n = /^0x[0-9a-f]+$/.test(t) ? parseInt(t, 16) : /^\d+$/.test(t) ? Number(t) : NaN;
-  return Number.isInteger(n) && n >= 0 && n <= 63 ? n : null;
-}
-
-export function dscpLabel(d: number): string {
-  const name = Object.entries(DSCP_NAMES).find(([k, v]) => v === d && k !== 'cs0')?.[0];
-  return name ? `${d} (${name.toUpperCase()})` : String(d);
-}
-
-// ---------------------------------------------------------------------------
-// Marking rules from nftables and iptables-save, in one shape
-
-export interface PortMatch {
-  dir: 'dport' | 'sport' | 'port';
-  ranges: [number, number][];
-  negated: boolean;
-}
-
-export interface MarkingRule {
-  source: 'nftables' | 'iptables' | 'ip6tables';
-  /** Where the rule lives: "inet qos out" or "mangle POSTROUTING". */
-  location: string;
-  /** Hook or built-in chain; null for a user chain (reached by a jump ncclx does not follow). */
-  hook: string | null;
-  /** The rule as printed (iptables-save line, or nft expression JSON). */
-  text: string;
-  dscp: number | null;
-  /** How the DSCP was written, for messages. */
-  dscpText: string;
-  ports: PortMatch[];
-  /** Interfaces (oifname / -o; iif as well) the rule is limited to. */
-  ifaces: string[];
-  /** Address selectors as written (-s/-d, saddr/daddr). */
-  addrs: string[];
-  /** Layer-4 protocol the rule is limited to (tcp, udp), when it is. */
-  proto: string | null;
-  evidence: Evidence;
-}
-
-function portRanges(v: unknown): [number, number][] {
-  if (typeof v === 'number') return [[v, v]];
-  if (typeof v === 'string') {
-    return v
-      .split(',')
-      .map((part) => part.split(':').map(Number))
-      .filter((p) => p.every((n) => Number.isInteger(n)))
-      .map((p) => [p[0]!, p[1] ?? p[0]!] as [number, number]);
-  }
-  if (v && typeof v === 'object') {
-    const o = v as { range?: unknown[]; set?: unknown[] };
-    if (Array.isArray(o.range) && o.range.length === 2 && o.range.every((n) => typeof n === 'number')) return [[o.range[0] as number, o.range[1] as number]];
-    if (Array.isArray(o.set)) return o.set.flatMap(portRanges);
-  }
-  return [];
-}
-
-/** nftables: the DSCP statement's value and the matches that come before it. */
-export function nftMarkingRule(r: NftDscpRule): MarkingRule {
-  const ports: PortMatch[] = [];
-  const ifaces: string[] = [];
-  const addrs: string[] = [];
-  let dscp: number | null = null;
-  let dscpText = '?';
-  let proto: string | null = null;
-  for (const e of r.expr as Record<string, unknown>[]) {
-    const m = e['match'] as { op?: string; left?: Record<string, Record<string, unknown>>; right?: unknown } | undefined;
-    if (m?.left) {
-      const negated = m.op === '!=';
-      const payload = m.left['payload'];
-      const meta = m.left['meta'];
-      if (payload && (payload['field'] === 'dport' || payload['field'] === 'sport')) ports.push({ dir: payload['field'] as 'dport' | 'sport', ranges: portRanges(m.right), negated });
-      if (payload && (payload['field'] === 'saddr' || payload['field'] === 'daddr')) addrs.push(`${negated ? '!= ' : ''}${payload['field']} ${JSON.stringify(m.right)}`);
-      if (payload && (payload['field'] === 'dport' || payload['field'] === 'sport') && payload['protocol'] !== 'th') proto = String(payload['protocol']);
-      if (meta && meta['key'] === 'l4proto' && typeof m.right === 'string' && !negated) proto = m.right;
-      if (meta && (meta['key'] === 'oifname' || meta['key'] === 'oif' || meta['key'] === 'iifname' || meta['key'] === 'iif') && typeof m.right === 'string' && !negated) ifaces.push(m.right);
-    }
-    const mangle = e['mangle'] as { key?: { payload?: { field?: string } }; value?: unknown } | undefined;
-    if (mangle?.key?.payload?.field === 'dscp') {
-      dscp = parseDscp(mangle.value);
-      dscpText = typeof mangle.value === 'string' || typeof mangle.value === 'number' ? String(mangle.value) : JSON.stringify(mangle.value);
-    }
-  }
-  const location = `${r.family} ${r.table} ${r.chain}`;
-  const text = JSON.stringify(r.expr);
-  return {
-    source: 'nftables',
-    location,
-    hook: r.hook,
-    text,
-    dscp,
-    dscpText,
-    ports,
-    ifaces,
-    addrs,
-    proto,
-    evidence: { kind: 'command', source: 'nft -j list ruleset', value: `${location}${r.handle !== null ? ` handle ${r.handle}` : ''}: ${text}` },
-  };
-}
-
-/** Split an iptables-save line into words; "quoted comments" stay one word. */
-function words(line: string): string[] {
-  const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  for (let m = re.exec(line); m; m = re.exec(line)) out.push(m[1] !== undefined ? m[1] : m[2]!);
-  return out;
-}
-
-const BUILTIN_CHAINS = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING']);
-
-/** The DSCP / TOS rules of `iptables-save -t mangle` output. */
-export function iptablesMarkingRules(text: string, source: 'iptables' | 'ip6tables', argv: string[]): MarkingRule[] {
-  const out: MarkingRule[] = [];
-  let table = '';
-  for (const line of text.split('\n')) {
-    if (line.startsWith('*')) table = line.slice(1).trim();
-    if (!line.startsWith('-A ')) continue;
-    const w = words(line);
-    const target = w[w.indexOf('-j') + 1];
-    if (w.indexOf('-j') < 0 || (target !== 'DSCP' && target !== 'TOS')) continue;
-    const chain = w[1]!;
-    const ports: PortMatch[] = [];
-    const ifaces: string[] = [];
-    const addrs: string[] = [];
-    let dscp: number | null = null;
-    let dscpText = '?';
-    let proto: string | null = null;
-    for (let i = 2; i < w.length; i++) {
-      const negated = w[i - 1] === '!';
-      const a = w[i]!;
-      const v = w[i + 1];
-      if (v === undefined) break;
-      if (a === '--dport' || a === '--destination-port' || a === '--dports' || a === '--destination-ports') ports.push({ dir: 'dport', ranges: portRanges(v), negated });
-      else if (a === '--sport' || a === '--source-port' || a === '--sports' || a === '--source-ports') ports.push({ dir: 'sport', ranges: portRanges(v), negated });
-      else if (a === '-p' && !negated) proto = v;
-      else if (a === '--ports') ports.push({ dir: 'port', ranges: portRanges(v), negated });
-      else if ((a === '-o' || a === '-i') && !negated) ifaces.push(v);
-      else if (a === '-s' || a === '-d') addrs.push(`${negated ? '! ' : ''}${a} ${v}`);
-      else if (a === '--set-dscp') {
-        dscp = parseDscp(v);
-        dscpText = v;
-      } else if (a === '--set-dscp-class') {
-        dscp = parseDscp(v);
-        dscpText = v;
-      } else if (a === '--set-tos') {
-        // value[/mask]: the DSCP is the upper six bits, when the mask covers them.
-        const [val, mask] = v.split('/').map((x) => Number(x));
-        dscpText = `TOS ${v}`;
-        if (Number.isInteger(val) && (mask === undefined || ((mask as number) & 0xfc) === 0xfc)) dscp = (val! & 0xff) >> 2;
-      }
-    }
-    out.push({
-      source,
-      location: `${table} ${chain}`,
-      hook: BUILTIN_CHAINS.has(chain) ? chain.toLowerCase() : null,
-      text: line,
-      dscp,
-      dscpText,
-      ports,
-      ifaces,
-      addrs,
-      proto,
-      evidence: { kind: 'command', source: shJoin(argv), value: line },
-    });
-  }
-  return out;
-}
-
-interface MarkingInventory {
-  rules: MarkingRule[];
-  /** Sources that could not be read and matter (not merely "tool not installed"). */
-  unreadable: { what: string; reason: string; evidence: Evidence }[];
-  /** Sources read (for the ok result's evidence). */
-  read: string[];
-  /** Sources not installed (live) or not recorded (--root): "nft: not installed". */
-  missing: string[];
-}
-
-function markingInventory(ctx: CheckContext): MarkingInventory | null {
-  const kernel = ctx.snapshot.kernel;
-  if (!kernel) return null;
-  return ctx.memo('qos.marking', () => {
-    const inv: MarkingInventory = { rules: [], unreadable: [], read: [], missing: [] };
-    const note = (c: Captured<unknown>, what: string) => {
-      if (c.ok) inv.read.push(commandLine(c));
-      else if (c.missing) inv.missing.push(`${c.argv[0]}: ${c.from === 'live' ? 'not installed' : 'not recorded'}`);
-      else inv.unreadable.push({ what, reason: captureFailure(c), evidence: commandEvidence(c, c.error) });
-    };
-    note(kernel.nft, 'nftables');
-    note(kernel.iptablesMangle, 'iptables mangle table');
-    note(kernel.ip6tablesMangle, 'ip6tables mangle table');
-    if (kernel.nft.ok) {
-      inv.rules.push(...kernel.nft.data.dscpRules.filter((r) => !r.expr.some((e) => e && typeof e === 'object' && 'xt' in e)).map(nftMarkingRule));
-      // iptables-nft rules show in nft only as opaque `xt` targets; without iptables-save they cannot be read.
-      if (kernel.nft.data.xtRules > 0 && !kernel.iptablesMangle.ok) {
-        inv.unreadable.push({
-          what: 'iptables-nft rules',
-          reason: `${kernel.nft.data.xtRules} nftables rule(s) made by iptables-nft, and ${captureFailure(kernel.iptablesMangle)}`,
-          evidence: commandEvidence(kernel.nft, `${kernel.nft.data.xtRules} rules with xt expressions`),
-        });
-      }
-    }
-    if (kernel.iptablesMangle.ok) inv.rules.push(...iptablesMarkingRules(kernel.iptablesMangle.data, 'iptables', kernel.iptablesMangle.argv));
-    if (kernel.ip6tablesMangle.ok) inv.rules.push(...iptablesMarkingRules(kernel.ip6tablesMangle.data, 'ip6tables', kernel.ip6tablesMangle.argv));
-    return inv;
-  });
-}
-
-/** Whether any marking source could be read: otherwise "no DSCP marked" is not known. */
-const markingKnown = (inv: MarkingInventory | null): boolean => !!inv && inv.read.length > 0;
-
-/** Ingress-only hooks never mark what this node sends. */
-const isEgress = (r: MarkingRule) => r.hook === null || ['output', 'postrouting', 'forward'].includes(r.hook);
-
-/** DSCP values the site marks on egress. */
-function siteDscps(inv: MarkingInventory): number[] {
-  return [...new Set(inv.rules.filter((r) => isEgress(r) && r.dscp !== null).map((r) => r.dscp!))].sort((a, b) => a - b);
-}
-
-/**
- * The one DSCP value the site evidently means for NCCL's NICs: from rules on
- * the RDMA netdevs or NCCL's socket interfaces if any, else from all egress
- * rules; null when several values compete (then ncclx does not guess).
- */
-function intendedDscp(ctx: CheckContext, inv: MarkingInventory): number | null {
-  const nics = new Set([...rdmaNetdevs(ctx.snapshot).map((r) => r.netdev), ...socketLinks(ctx)]);
-  const egress = inv.rules.filter((r) => isEgress(r) && r.dscp !== null);
-  const onNics = egress.filter((r) => r.ifaces.some((i) => nics.has(i)));
-  const values = [...new Set((onNics.length ? onNics : egress).map((r) => r.dscp!))];
-  return values.length === 1 ? values[0]! : null;
-}
-
-/** The DSCP the site marks for NCCL's NICs, or null when unknown or ambiguous (used by `ncclx env` for NCCL_IB_TC). */
-export function siteIntendedDscp(ctx: CheckContext): number | null {
-  const inv = markingInventory(ctx);
-  return inv && markingKnown(inv) ? intendedDscp(ctx, inv) : null;
-}
-
-function localPortRange(ctx: CheckContext): [number, number] {
-  const r = ctx.snapshot.kernel?.localPortRange;
-  const m = typeof r === 'string' ? /^(\d+)\s+(\d+)/.exec(r.trim()) : null;
-  // The kernel default, when the file could not be read.
-  return m ? [Number(m[1]), Number(m[2])] : [32768, 60999];
-}
+const socketLinksOf = (ctx: CheckContext) => socketLinks(ctx.snapshot, ctx.selection);
+/** The NICs the site's marking is judged on: the RDMA netdevs and NCCL's socket links. */
+const nicsOf = (ctx: CheckContext) => new Set([...rdmaNetdevs(ctx.snapshot).map((r) => r.netdev), ...socketLinksOf(ctx)]);
 
 function commIdPort(ctx: CheckContext): number | null {
   const v = ctx.reasoning.env.vars['NCCL_COMM_ID'];
@@ -280,26 +29,22 @@ function commIdPort(ctx: CheckContext): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** The interfaces NCCL's sockets use (all three consumers). */
-export function socketLinks(ctx: CheckContext): string[] {
-  const s = ctx.selection;
-  return [...new Set([...s.socket.selected, ...s.bootstrap.selected, ...s.ibOob.selected].map((x) => linkOfSelected(ctx, x)))];
-}
-
 // nft parses its arguments itself: names beyond [A-Za-z0-9_.-] need nft's own double quotes.
 const nftString = (s: string) => (/^[A-Za-z0-9_.-]+$/.test(s) ? s : `"${s.replace(/(["\\])/g, '\\$1')}"`);
 
 /** How to mark NCCL's sockets for real: NCCLX sets the TOS itself; otherwise mark by outgoing interface. */
-function markingRemediation(ctx: CheckContext, dscp: number): string | null {
-  if (ctx.reasoning.profile.version.vendor === 'ncclx') return shExport('NCCL_SOCKET_TOS_CONFIG', String(dscp * 4));
-  const links = socketLinks(ctx);
-  if (links.length === 0) return null;
-  const cmds = [
-    shJoin(['nft', 'add', 'table', 'inet', 'ncclx_qos']),
-    shJoin(['nft', 'add', 'chain', 'inet', 'ncclx_qos', 'output', '{ type filter hook output priority mangle; }']),
-    ...links.map((l) => shJoin(['nft', 'add', 'rule', 'inet', 'ncclx_qos', 'output', 'oifname', nftString(l), 'meta', 'l4proto', 'tcp', 'ip', 'dscp', 'set', String(dscp)])),
-  ];
-  return cmds.join(' && ');
+function markingRemediation(ctx: CheckContext, dscp: number): Remediation | null {
+  if (ctx.reasoning.profile.version.vendor === 'ncclx') return withFixes(setEnv({ NCCL_SOCKET_TOS_CONFIG: String(dscp * 4) }), ['dscp-marking']);
+  const links = socketLinksOf(ctx);
+  if (links.length === 0) return withFixes(null, ['dscp-marking']);
+  return withFixes(
+    run([
+      ['nft', 'add', 'table', 'inet', 'ncclx_qos'],
+      ['nft', 'add', 'chain', 'inet', 'ncclx_qos', 'output', '{ type filter hook output priority mangle; }'],
+      ...links.map((l) => ['nft', 'add', 'rule', 'inet', 'ncclx_qos', 'output', 'oifname', nftString(l), 'meta', 'l4proto', 'tcp', 'ip', 'dscp', 'set', String(dscp)]),
+    ]),
+    ['dscp-marking'],
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -326,11 +71,11 @@ const rootQdisc: Check = {
   run(ctx) {
     const kernel = ctx.snapshot.kernel;
     if (!kernel) return unknownResult('root qdiscs', NO_KERNEL_PART);
-    const links = socketLinks(ctx);
+    const links = socketLinksOf(ctx);
     if (links.length === 0) return result('ok', 'NCCL selects no socket interface (see SOCK-001): no qdisc to report', [], '');
     if (!kernel.qdiscs.ok) return unknownResult('root qdiscs', captureFailure(kernel.qdiscs));
     const all = kernel.qdiscs.data;
-    const out: CheckResult[] = [];
+    const out: Outcome[] = [];
     const fine: string[] = [];
     const fineEv: Evidence[] = [];
     for (const link of links) {
@@ -356,8 +101,7 @@ const rootQdisc: Check = {
             `${link}: ${desc} — ${shaping.map(describeQdisc).join('; ')} limits or delays NCCL's socket traffic`,
             ev,
             `${shaping[0]!.kind === 'netem' ? 'netem adds delay or loss' : 'tbf caps the rate'} for every TCP connection on ${link}: NCCL's bootstrap, IB out-of-band handshakes and NET/Socket data. It never touches RoCE.`,
-            shJoin(['tc', 'qdisc', 'del', 'dev', link, 'root']),
-            ['qdisc-priority'],
+            withFixes(run([['tc', 'qdisc', 'del', 'dev', link, 'root']]), ['qdisc-priority']),
           ),
         );
       } else if (classful.length) {
@@ -367,8 +111,7 @@ const rootQdisc: Check = {
             `${link}: ${desc} — classful or dropping qdisc; NCCL's sockets use ephemeral ports, so only interface- or address-based filters can class them`,
             ev,
             'A classful qdisc puts unclassified traffic in its default class; NCCL cannot be classified by port (nccl-behavior.md §1.9). It applies to TCP only, never RoCE.',
-            null,
-            ['qdisc-priority'],
+            withFixes(null, ['qdisc-priority']),
           ),
         );
       } else {
@@ -412,15 +155,15 @@ const dscpMarking: Check = {
   title: 'DSCP marking rules (nftables / iptables) and what they catch',
   family: 'qos',
   run(ctx) {
-    const inv = markingInventory(ctx);
+    const inv = markingInventory(ctx.snapshot.kernel);
     if (!inv) return unknownResult('DSCP marking rules', NO_KERNEL_PART);
-    const out: CheckResult[] = inv.unreadable.map((u) => unknownResult(`DSCP marking in ${u.what}`, u.reason, [u.evidence]));
+    const out: Outcome[] = inv.unreadable.map((u) => unknownResult(`DSCP marking in ${u.what}`, u.reason, [u.evidence]));
     if (inv.read.length === 0 && inv.unreadable.length === 0) {
       return unknownResult('DSCP marking rules', `none of nft, iptables-save, ip6tables-save could be read (${inv.missing.join('; ')})`);
     }
-    const [eLo, eHi] = localPortRange(ctx);
+    const [eLo, eHi] = localPortRange(ctx.snapshot.kernel);
     const cPort = commIdPort(ctx);
-    const links = socketLinks(ctx);
+    const links = socketLinksOf(ctx);
     for (const r of inv.rules) {
       const summary = describeRule(r);
       const ev = [r.evidence];
@@ -434,7 +177,7 @@ const dscpMarking: Check = {
         const storeOnly = ranges.every(([a, b]) => a >= STORE_PORTS[0] && b <= STORE_PORTS[1]);
         const ephemeral = covers(ranges, eLo, eHi);
         const commId = cPort !== null && ranges.some(([a, b]) => a <= cPort && cPort <= b);
-        const rem = r.dscp !== null ? markingRemediation(ctx, r.dscp) : null;
+        const rem = r.dscp !== null ? markingRemediation(ctx, r.dscp) : withFixes(null, ['dscp-marking']);
         if (ephemeral) {
           out.push(result('info', `${summary} — covers the whole ephemeral range ${eLo}-${eHi}: NCCL's sockets, and every other client connection`, ev, 'NCCL listens on ephemeral ports, so only a rule over the whole ip_local_port_range catches it by port — together with everything else on the node.'));
         } else if (storeOnly) {
@@ -445,13 +188,12 @@ const dscpMarking: Check = {
               ev,
               'NCCL binds every socket to port 0 and gets an ephemeral port (nccl-behavior.md §1.9); 29500-29999 is PyTorch\'s store, so NCCL\'s traffic leaves unmarked.',
               rem,
-              ['dscp-marking'],
             ),
           );
         } else if (commId) {
-          out.push(result('info', `${summary} — catches connections to the NCCL_COMM_ID port ${cPort} (bootstrap root) only`, ev, 'With NCCL_COMM_ID rank 0 listens on that port; every other NCCL socket uses an ephemeral port.', rem, ['dscp-marking']));
+          out.push(result('info', `${summary} — catches connections to the NCCL_COMM_ID port ${cPort} (bootstrap root) only`, ev, 'With NCCL_COMM_ID rank 0 listens on that port; every other NCCL socket uses an ephemeral port.', rem));
         } else {
-          out.push(result('warn', `${summary} — port-based: NCCL's sockets use ephemeral ports, so this does not select NCCL traffic`, ev, 'NCCL binds every socket to port 0; the kernel assigns a port from ip_local_port_range, different on every run.', rem, ['dscp-marking']));
+          out.push(result('warn', `${summary} — port-based: NCCL's sockets use ephemeral ports, so this does not select NCCL traffic`, ev, 'NCCL binds every socket to port 0; the kernel assigns a port from ip_local_port_range, different on every run.', rem));
         }
         continue;
       }
@@ -505,7 +247,7 @@ const ibTc: Check = {
         ? result('info', `NCCL_IB_TC=${raw} has no effect: no RoCE port here (InfiniBand uses NCCL_IB_SL)`, ev, 'The traffic class goes only into the GRH of RoCE address vectors.')
         : result('ok', 'no RoCE port: NCCL_IB_TC does not apply', [], '');
     }
-    const inv = markingInventory(ctx);
+    const inv = markingInventory(ctx.snapshot.kernel);
     const site = inv ? siteDscps(inv) : [];
     if (inv) for (const r of inv.rules.filter((x) => isEgress(x) && x.dscp !== null)) ev.push(r.evidence);
     const notes: string[] = [];
@@ -524,12 +266,12 @@ const ibTc: Check = {
       return result(ecn === 3 || p.value > 255 ? 'warn' : 'info', `${tcText}; no socket DSCP marking found to compare with — the fabric's RoCE class must use DSCP ${dscp}${note}`, ev, why);
     }
     const siteText = site.map(dscpLabel).join(', ');
-    const meant = intendedDscp(ctx, inv);
+    const meant = intendedDscp(inv, nicsOf(ctx));
     if (!set) {
-      return result('warn', `${tcText}, while the site marks DSCP ${siteText}`, ev, why, meant !== null ? shExport('NCCL_IB_TC', String(meant * 4)) : null);
+      return result('warn', `${tcText}, while the site marks DSCP ${siteText}`, ev, why, meant !== null ? setEnv({ NCCL_IB_TC: String(meant * 4) }) : null);
     }
     if (!site.includes(dscp)) {
-      return result('warn', `${tcText} does not match the DSCP the site marks (${siteText})${note}`, ev, why, meant !== null ? shExport('NCCL_IB_TC', String(meant * 4 + ecn)) : null);
+      return result('warn', `${tcText} does not match the DSCP the site marks (${siteText})${note}`, ev, why, meant !== null ? setEnv({ NCCL_IB_TC: String(meant * 4 + ecn) }) : null);
     }
     return result(ecn === 3 || p.value > 255 ? 'warn' : 'ok', `${tcText} matches the site's DSCP marking${note}`, ev, ecn === 3 || p.value > 255 ? why : '');
   },
@@ -543,10 +285,10 @@ const scope: Check = {
   title: 'tc / iptables reach NCCL\'s TCP sockets only, never RoCE; NCCL ports are ephemeral',
   family: 'qos',
   run(ctx) {
-    const [lo, hi] = localPortRange(ctx);
+    const [lo, hi] = localPortRange(ctx.snapshot.kernel);
     const kernel = ctx.snapshot.kernel;
     const ev: Evidence[] = kernel ? [{ kind: 'file', source: '/proc/sys/net/ipv4/ip_local_port_range', value: typeof kernel.localPortRange === 'string' ? kernel.localPortRange : kernel.localPortRange.error }] : [];
-    const inv = markingInventory(ctx);
+    const inv = markingInventory(ctx.snapshot.kernel);
     const configured =
       (inv?.rules.length ?? 0) > 0 ||
       ctx.reasoning.env.vars['NCCL_IB_TC'] !== undefined ||
@@ -571,26 +313,26 @@ const socketTos: Check = {
     if (ctx.reasoning.profile.version.vendor !== 'ncclx') {
       return result('ok', `not NCCLX (${ctx.reasoning.choice.version.raw}): NCCL_SOCKET_TOS_CONFIG does not apply${raw !== undefined ? ' (ENV-001 reports it)' : ''}`, [], '');
     }
-    const inv = markingInventory(ctx);
+    const inv = markingInventory(ctx.snapshot.kernel);
     const site = inv ? siteDscps(inv) : [];
     const p = parseNcclInt(raw, -1);
     const ev: Evidence[] = raw !== undefined ? [envEvidence(ctx, 'NCCL_SOCKET_TOS_CONFIG')] : [];
     const why = 'NCCLX sets IP_TOS (IPv4) / IPV6_TCLASS (IPv6) on its sockets with this value, the only reliable way to mark NCCL socket traffic: its ports are ephemeral.';
     if (p.value === -1) {
       if (site.length === 0) return result('ok', 'NCCL_SOCKET_TOS_CONFIG unset and the site marks no DSCP', ev, '');
-      const meant = intendedDscp(ctx, inv!);
-      return result('info', `NCCL_SOCKET_TOS_CONFIG unset while the site marks DSCP ${site.map(dscpLabel).join(', ')}: NCCLX can mark its own sockets`, ev, why, meant !== null ? shExport('NCCL_SOCKET_TOS_CONFIG', String(meant * 4)) : null);
+      const meant = intendedDscp(inv!, nicsOf(ctx));
+      return result('info', `NCCL_SOCKET_TOS_CONFIG unset while the site marks DSCP ${site.map(dscpLabel).join(', ')}: NCCLX can mark its own sockets`, ev, why, meant !== null ? setEnv({ NCCL_SOCKET_TOS_CONFIG: String(meant * 4) }) : null);
     }
     const tos = p.value;
     if (tos < -1 || tos > 255) {
-      const meant = inv ? intendedDscp(ctx, inv) : null;
-      return result('warn', `NCCL_SOCKET_TOS_CONFIG=${raw}: outside 0-255 — IPV6_TCLASS rejects it (EINVAL) and IP_TOS keeps only the low byte`, ev, why, meant !== null ? shExport('NCCL_SOCKET_TOS_CONFIG', String(meant * 4)) : null);
+      const meant = inv ? intendedDscp(inv, nicsOf(ctx)) : null;
+      return result('warn', `NCCL_SOCKET_TOS_CONFIG=${raw}: outside 0-255 — IPV6_TCLASS rejects it (EINVAL) and IP_TOS keeps only the low byte`, ev, why, meant !== null ? setEnv({ NCCL_SOCKET_TOS_CONFIG: String(meant * 4) }) : null);
     }
     const dscp = tos >> 2;
     const ecnNote = tos & 3 ? `; the low two bits (${tos & 3}) are ECN, which the kernel manages itself for TCP` : '';
     if (site.length && !site.includes(dscp)) {
-      const meant = intendedDscp(ctx, inv!);
-      return result('warn', `NCCL_SOCKET_TOS_CONFIG=${raw} (DSCP ${dscpLabel(dscp)}) differs from the DSCP the site marks (${site.map(dscpLabel).join(', ')})${ecnNote}`, ev, why, meant !== null ? shExport('NCCL_SOCKET_TOS_CONFIG', String(meant * 4)) : null);
+      const meant = intendedDscp(inv!, nicsOf(ctx));
+      return result('warn', `NCCL_SOCKET_TOS_CONFIG=${raw} (DSCP ${dscpLabel(dscp)}) differs from the DSCP the site marks (${site.map(dscpLabel).join(', ')})${ecnNote}`, ev, why, meant !== null ? setEnv({ NCCL_SOCKET_TOS_CONFIG: String(meant * 4) }) : null);
     }
     return result('ok', `NCCL_SOCKET_TOS_CONFIG=${raw}: NCCLX marks its sockets with DSCP ${dscpLabel(dscp)}${ecnNote}`, ev, '');
   },

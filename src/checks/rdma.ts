@@ -2,9 +2,10 @@
 // findings come from the IB model (src/commands/ib-model.ts); this module only
 // gives each id a title, an "ok" sentence and a why, and maps it to a family.
 
-import { ibModel, type IbModel } from '../commands/ib-model.js';
-import { findingResults } from './result.js';
-import type { Check, CheckContext, Evidence, Family } from './types.js';
+import { ibModel, type IbModel } from '../model/nccl/ib-report.js';
+import type { Check, CheckContext } from '../model/doctor/types.js';
+import { findingResults } from '../model/result/build.js';
+import type { Evidence, Family, FixId } from '../model/result/types.js';
 
 interface Spec {
   id: string;
@@ -12,7 +13,7 @@ interface Spec {
   ok: string;
   why: string;
   family?: Family;
-  fixIds?: string[];
+  fixIds?: FixId[];
 }
 
 // IB-012 (peer memory) is GDR-001's subject and IB-021 (version assumed) is

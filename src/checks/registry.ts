@@ -10,7 +10,7 @@ import { rdmaChecks } from './rdma.js';
 import { routingChecks } from './routing.js';
 import { socketChecks } from './socket.js';
 import { topologyChecks } from './topology.js';
-import type { Check } from './types.js';
+import type { Check } from '../model/doctor/types.js';
 
 export const ALL_CHECKS: Check[] = [
   ...socketChecks,

@@ -1,106 +1,22 @@
-// Routing checks of the socket family (SOCK-030, SOCK-031) and the route/rule
-// helpers the ARP and QoS checks share. NCCL binds its listening sockets to
-// the interface it picked, but its outgoing connect() calls are not bound
-// (NVIDIA/nccl#1581): the kernel's routing decides which NIC a connection
-// really leaves through. Pure: everything comes from snapshot.kernel.
+// Routing checks of the socket family (SOCK-030, SOCK-031). NCCL binds its
+// listening sockets to the interface it picked, but its outgoing connect()
+// calls are not bound (NVIDIA/nccl#1581): the kernel's routing decides which
+// NIC a connection really leaves through. Pure: everything comes from
+// snapshot.kernel.
 
-import { formatIPv4, maskBytes, parseIPv4, parseIPv6, sameUnderMask } from '../nccl/ip.js';
-import type { SelectedInterface } from '../nccl/socket.js';
-import { shExport, shJoin } from '../report/quote.js';
-import type { Captured, IpRouteJson } from '../snapshot/kernel-types.js';
-import type { AddressInfo, Family } from '../snapshot/types.js';
-import { rdmaNetdevs } from './rdma-netdevs.js';
-import { result, unknownResult } from './result.js';
-import type { Check, CheckContext, CheckResult, Evidence, Severity } from './types.js';
+import { maskBytes, parseIPv4, parseIPv6, sameUnderMask } from '../model/linux/ip.js';
+import { rdmaNetdevs } from '../model/linux/rdma-netdevs.js';
+import { captureFailure, commandEvidence, mainDefaults, NO_KERNEL_PART } from '../model/linux/routes.js';
+import type { Check, CheckContext } from '../model/doctor/types.js';
+import { linkOfSelected } from '../model/nccl/socket-links.js';
+import type { SelectedInterface } from '../model/nccl/socket.js';
+import { result, run, setEnv, unknownResult } from '../model/result/build.js';
+import type { Evidence, Outcome, Remediation, Severity } from '../model/result/types.js';
+import type { AddressInfo, Family } from '../model/snapshot/types.js';
 
-// ---------------------------------------------------------------------------
-// Shared helpers (arp.ts and qos.ts use them too)
 
-export const NO_KERNEL_PART =
-  'this snapshot has no kernel part (it was taken by an ncclx without the kernel probe): re-take it with `ncclx snapshot` or run doctor on the node';
-
-/** The command line as a user would type it. */
-export function commandLine(c: { argv: string[] }): string {
-  return shJoin(c.argv);
-}
-
-/** Why a command gave no data, in one phrase. */
-export function captureFailure(c: Captured<unknown>): string {
-  if (c.ok) return '';
-  if (c.from === 'recorded') return `\`${commandLine(c)}\`: ${c.error}`;
-  return c.missing ? `\`${c.argv[0]}\` is not installed (${c.error})` : `\`${commandLine(c)}\` failed: ${c.error}`;
-}
-
-export function commandEvidence(c: { argv: string[] }, value: string): Evidence {
-  return { kind: 'command', source: commandLine(c), value };
-}
-
-/** The link an address NCCL selected belongs to (alias labels such as eth0:1 map to eth0). */
-export function linkOfSelected(ctx: CheckContext, s: SelectedInterface): string {
-  return ctx.snapshot.network.addresses.find((a) => a.name === s.name && a.address === s.address)?.link ?? s.name;
-}
-
-export function ipv4Of(ctx: CheckContext, link: string): AddressInfo[] {
-  return ctx.snapshot.network.addresses.filter((a) => a.link === link && a.family === 'AF_INET');
-}
-
-/** An IPv4 prefix, from "a.b.c.d/len", "a.b.c.d" (host) or "default". */
-export interface V4Prefix {
-  bytes: Uint8Array;
-  len: number;
-}
-
-export function parseV4Prefix(text: string | undefined): V4Prefix | null {
-  if (text === undefined) return null;
-  if (text === 'default' || text === '0.0.0.0/0') return { bytes: new Uint8Array(4), len: 0 };
-  const [addr, len] = text.split('/');
-  const bytes = parseIPv4(addr ?? '');
-  if (!bytes) return null;
-  const n = len === undefined ? 32 : Number(len);
-  return Number.isInteger(n) && n >= 0 && n <= 32 ? { bytes, len: n } : null;
-}
-
-/** Whether prefix `outer` contains prefix `inner` (every address of inner is in outer). */
-export function prefixContains(outer: V4Prefix, inner: V4Prefix): boolean {
-  return outer.len <= inner.len && sameUnderMask(outer.bytes, inner.bytes, maskBytes(outer.len, 4));
-}
-
-export function prefixText(p: V4Prefix): string {
-  const net = new Uint8Array(4);
-  const m = maskBytes(p.len, 4);
-  for (let i = 0; i < 4; i++) net[i] = p.bytes[i]! & m[i]!;
-  return `${formatIPv4(net)}/${p.len}`;
-}
-
-export const isMainTable = (r: { table?: string }): boolean => r.table === undefined || r.table === 'main';
-
-/** Every device a route sends through (a multipath route has several). */
-export function routeDevs(r: IpRouteJson): string[] {
-  const devs = [r.dev, ...(r.nexthops ?? []).map((n) => n.dev)].filter((d): d is string => typeof d === 'string');
-  return [...new Set(devs)];
-}
-
-/** A route's address family, from any address it prints; null when it prints none (a device-only default). */
-export function routeFamily(r: IpRouteJson): Family | null {
-  const texts = [r.dst, r.gateway, r.prefsrc, ...(r.nexthops ?? []).map((n) => n.gateway)].filter((t): t is string => typeof t === 'string' && t !== 'default');
-  if (texts.some((t) => t.includes(':'))) return 'AF_INET6';
-  if (texts.some((t) => /^\d+\.\d+\.\d+\.\d+/.test(t))) return 'AF_INET';
-  return null;
-}
-
-export function isDefaultRoute(r: IpRouteJson): boolean {
-  return (r.dst === 'default' || r.dst === '0.0.0.0/0' || r.dst === '::/0') && (r.type === undefined || r.type === 'unicast');
-}
-
-/** Main-table default routes per device (each with its family, null = unknown). */
-export function mainDefaults(routes: IpRouteJson[]): { dev: string; family: Family | null; route: IpRouteJson }[] {
-  const out: { dev: string; family: Family | null; route: IpRouteJson }[] = [];
-  for (const r of routes) {
-    if (!isMainTable(r) || !isDefaultRoute(r)) continue;
-    for (const dev of routeDevs(r)) out.push({ dev, family: routeFamily(r), route: r });
-  }
-  return out;
-}
+const linkOf = (ctx: CheckContext, s: SelectedInterface) => linkOfSelected(ctx.snapshot, s);
+const ipv4Of = (ctx: CheckContext, link: string): AddressInfo[] => ctx.snapshot.network.addresses.filter((a) => a.link === link && a.family === 'AF_INET');
 
 // ---------------------------------------------------------------------------
 // SOCK-030: the route to MASTER_ADDR / the NCCL_COMM_ID host
@@ -131,7 +47,7 @@ const routeTarget: Check = {
     const kernel = ctx.snapshot.kernel;
     if (!kernel) return unknownResult('route to MASTER_ADDR / NCCL_COMM_ID', NO_KERNEL_PART);
     const boot = ctx.selection.bootstrap.selected[0];
-    const out: CheckResult[] = [];
+    const out: Outcome[] = [];
     for (const variable of wanted) {
       const value = vars[variable]!;
       const why = variable === 'NCCL_COMM_ID' ? WHY_COMM_ID : WHY_MASTER;
@@ -169,7 +85,7 @@ const routeTarget: Check = {
         out.push(unknownResult(`route to ${variable} leaves through ${routeLink}`, 'NCCL selects no bootstrap interface to compare it with (see SOCK-001)', ev));
         continue;
       }
-      const bootLink = linkOfSelected(ctx, boot);
+      const bootLink = linkOf(ctx, boot);
       ev.push({ kind: 'value', source: `ncclx model of NCCL ${ctx.reasoning.choice.version.raw} (${ctx.reasoning.profile.id})`, value: `bootstrap: ${boot.name} ${boot.display}` });
       const where = holder ? `is a local address on ${holder}` : `is reached through ${r.dev}${r.gateway ? ` via ${r.gateway}` : ''}`;
       if (routeLink === bootLink) {
@@ -179,13 +95,13 @@ const routeTarget: Check = {
       // A host route through the bootstrap NIC pins the path, when that NIC is on the target's subnet.
       const onLink = ctx.snapshot.network.addresses.some((a) => a.link === bootLink && a.family === (target.address!.includes(':') ? 'AF_INET6' : 'AF_INET') && sameSubnet(a, target.address!));
       const bootAddr = boot.address;
-      let remediation: string | null = null;
+      let remediation: Remediation | null = null;
       if (onLink && !holder) {
         const len = target.address.includes(':') ? 128 : 32;
-        remediation = shJoin(['ip', 'route', 'replace', `${target.address}/${len}`, 'dev', bootLink, 'src', bootAddr]);
+        remediation = run([['ip', 'route', 'replace', `${target.address}/${len}`, 'dev', bootLink, 'src', bootAddr]]);
       } else if (variable === 'MASTER_ADDR' && !vars['NCCL_COMM_ID']) {
         // Without NCCL_COMM_ID, bootstrap follows NCCL_SOCKET_IFNAME: move it to the network MASTER_ADDR is on.
-        remediation = shExport('NCCL_SOCKET_IFNAME', `=${routeLink}`);
+        remediation = setEnv({ NCCL_SOCKET_IFNAME: `=${routeLink}` });
       }
       out.push(
         result(
@@ -222,7 +138,7 @@ function chosenLinks(ctx: CheckContext): Chosen[] {
   const out = new Map<string, Chosen>();
   const add = (label: string, list: SelectedInterface[]) => {
     for (const s of list) {
-      const link = linkOfSelected(ctx, s);
+      const link = linkOf(ctx, s);
       const key = `${link}\0${s.family}`;
       const c = out.get(key) ?? { link, family: s.family, display: `${s.name} ${s.display}`, consumers: [] };
       if (!c.consumers.includes(label)) c.consumers.push(label);
@@ -260,7 +176,7 @@ const defaultRouteCarriers: Check = {
       return result('ok', `no interface NCCL chooses (${[...new Set(chosen.map((c) => c.link))].join(', ')}) carries a default route`, [usedEv], '');
     }
     // '=' applies to the whole list (NCCL reads it once, before the first name): '=a,=b' would look for an interface named '=b'.
-    const pinTo = (links: string[]) => shExport('NCCL_SOCKET_IFNAME', `=${links.join(',')}`);
+    const pinTo = (links: string[]) => setEnv({ NCCL_SOCKET_IFNAME: `=${links.join(',')}` });
     const distinct = [...new Set(withDefault.map((c) => c.link))];
     // Two chosen NICs with a default route each: off-subnet peers are reached through one of them only.
     for (const fam of ['AF_INET', 'AF_INET6'] as const) {
@@ -276,7 +192,7 @@ const defaultRouteCarriers: Check = {
         );
       }
     }
-    const socketLinks = [...new Set(ctx.selection.socket.selected.map((s) => linkOfSelected(ctx, s)))];
+    const socketLinks = [...new Set(ctx.selection.socket.selected.map((s) => linkOf(ctx, s)))];
     const mixed = socketLinks.filter((l) => !distinct.includes(l));
     if (socketLinks.some((l) => distinct.includes(l)) && mixed.length > 0) {
       return result(

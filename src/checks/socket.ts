@@ -1,10 +1,11 @@
 // Socket checks: everything `ncclx explain` finds, one check per finding id,
 // so --only/--skip and the Prometheus gauges address them individually.
 
-import { socketFindings, type Finding } from '../nccl/socket-findings.js';
-import type { ConsumerResult } from '../nccl/socket.js';
-import { findingResults } from './result.js';
-import type { Check, CheckContext, Evidence } from './types.js';
+import { socketFindings, type Finding } from '../model/nccl/socket-findings.js';
+import type { ConsumerResult } from '../model/nccl/socket.js';
+import type { Check, CheckContext } from '../model/doctor/types.js';
+import { findingResults } from '../model/result/build.js';
+import type { Evidence } from '../model/result/types.js';
 
 interface SocketCheckSpec {
   id: string;

@@ -1,16 +1,17 @@
 // Topology checks (nccl-behavior.md §7): NIC functions with no RDMA device and
 // GPU↔NIC NUMA placement. (RDMA devices off the PCI tree are IB-011, in this family.)
 
-import type { PciPart } from '../probe/pci.js';
-import type { RdmaDevice, RdmaPart } from '../snapshot/rdma-types.js';
-import { rdmaNetdevs } from './rdma-netdevs.js';
-import { ok, result } from './result.js';
-import type { Check, CheckContext, CheckResult } from './types.js';
 
-const unknownBecause = (summary: string, why: string): CheckResult => result('unknown', summary, [], why);
+import type { Check, CheckContext } from '../model/doctor/types.js';
+import { rdmaNetdevs } from '../model/linux/rdma-netdevs.js';
+import { advise, ok, result, run } from '../model/result/build.js';
+import type { Outcome } from '../model/result/types.js';
+import type { RdmaDevice } from '../model/snapshot/rdma-types.js';
 
-const rdmaOf = (ctx: CheckContext) => (ctx.snapshot.rdma as RdmaPart | undefined) ?? null;
-const pciOf = (ctx: CheckContext) => ((ctx.snapshot as { pci?: PciPart }).pci ?? null);
+const unknownBecause = (summary: string, why: string): Outcome => result('unknown', summary, [], why);
+
+const rdmaOf = (ctx: CheckContext) => ctx.snapshot.rdma ?? null;
+const pciOf = (ctx: CheckContext) => ctx.snapshot.pci ?? null;
 
 // Vendors whose network functions normally come with an RDMA device.
 const RDMA_VENDORS: Record<string, string> = { '0x15b3': 'NVIDIA/Mellanox (mlx5_ib)', '0x14e4': 'Broadcom (bnxt_re)', '0x1d0f': 'AWS (efa)', '0x8086': 'Intel (irdma)' };
@@ -33,15 +34,15 @@ const nicWithoutRdma: Check = {
       return capable && !rdmaBdfs.has(n.bdf) && !n.netdevs.some((nd) => rdmaNetdevSet.has(nd));
     });
     if (orphans.length === 0) return ok('every RDMA-capable NIC function has an RDMA device');
-    return orphans.map((n) => ({
-      checkId: '',
-      severity: 'warn' as const,
-      summary: `PCI ${n.bdf} (${RDMA_VENDORS[n.vendor] ?? n.vendor}${n.netdevs.length ? `, netdev ${n.netdevs.join(', ')}` : ''}) has no RDMA device: NCCL's IB transport cannot use it`,
-      evidence: [{ kind: 'file', source: `/sys/bus/pci/devices/${n.bdf}/class`, value: `${n.class} vendor ${n.vendor} driver ${n.driver ?? 'none'}` }],
-      why: 'A NIC without an RDMA device (RDMA driver not loaded, or not passed into the container) is invisible to NCCL_IB_HCA and leaves a rail unused or makes this node differ from its peers.',
-      remediation: n.vendor === '0x15b3' ? 'sudo modprobe mlx5_ib   # and pass /dev/infiniband into the container' : 'Load the NIC vendor\'s RDMA driver',
-      fixIds: [],
-    }));
+    return orphans.map((n) =>
+      result(
+        'warn',
+        `PCI ${n.bdf} (${RDMA_VENDORS[n.vendor] ?? n.vendor}${n.netdevs.length ? `, netdev ${n.netdevs.join(', ')}` : ''}) has no RDMA device: NCCL's IB transport cannot use it`,
+        [{ kind: 'file', source: `/sys/bus/pci/devices/${n.bdf}/class`, value: `${n.class} vendor ${n.vendor} driver ${n.driver ?? 'none'}` }],
+        'A NIC without an RDMA device (RDMA driver not loaded, or not passed into the container) is invisible to NCCL_IB_HCA and leaves a rail unused or makes this node differ from its peers.',
+        n.vendor === '0x15b3' ? run([['modprobe', 'mlx5_ib']], 'Load the RDMA driver, and pass /dev/infiniband into the container') : advise("Load the NIC vendor's RDMA driver"),
+      ),
+    );
   },
 };
 
@@ -71,15 +72,15 @@ const numaPlacement: Check = {
     if (nicNuma.size === 0 || gpuNumas.length === 0) return unknownBecause('NUMA nodes are not reported (numa_node is -1 or missing)', 'Single-socket platforms and VMs often report -1; placement cannot be judged.');
     const lonely = [...new Set(gpuNumas)].filter((n) => !nicNuma.has(n));
     if (lonely.length === 0) return ok(`GPUs on NUMA ${[...new Set(gpuNumas)].join(', ')} each have RDMA NICs on the same node`);
-    return lonely.map((n) => ({
-      checkId: '',
-      severity: 'warn' as const,
-      summary: `GPUs ${pci.gpus.filter((g) => g.numaNode === n).map((g) => g.bdf).join(', ')} on NUMA ${n} have no RDMA NIC on that node (NICs are on ${[...nicNuma.entries()].map(([k, v]) => `${k}: ${v.join(',')}`).join('; ')})`,
-      evidence: pci.gpus.filter((g) => g.numaNode === n).map((g) => ({ kind: 'file' as const, source: `/sys/bus/pci/devices/${g.bdf}/numa_node`, value: String(n) })),
-      why: 'Traffic from these GPUs crosses the inter-socket link to reach a NIC; NCCL may also disable GPUDirect RDMA for them (distance SYS > PXB).',
-      remediation: 'Check cabling/slot placement; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH shows the GPU↔NIC paths NCCL chose',
-      fixIds: [],
-    }));
+    return lonely.map((n) =>
+      result(
+        'warn',
+        `GPUs ${pci.gpus.filter((g) => g.numaNode === n).map((g) => g.bdf).join(', ')} on NUMA ${n} have no RDMA NIC on that node (NICs are on ${[...nicNuma.entries()].map(([k, v]) => `${k}: ${v.join(',')}`).join('; ')})`,
+        pci.gpus.filter((g) => g.numaNode === n).map((g) => ({ kind: 'file' as const, source: `/sys/bus/pci/devices/${g.bdf}/numa_node`, value: String(n) })),
+        'Traffic from these GPUs crosses the inter-socket link to reach a NIC; NCCL may also disable GPUDirect RDMA for them (distance SYS > PXB).',
+        advise('Check cabling/slot placement; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH shows the GPU↔NIC paths NCCL chose'),
+      ),
+    );
   },
 };
 

@@ -4,14 +4,12 @@
 // a rollback was incomplete, 2 usage, not root, tools missing, nothing changed.
 
 import { Option, type Command } from 'commander';
+import { UserError } from '../model/errors.js';
+import { FIX_ORDER } from '../model/result/types.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
+import { addCandidateOptions, addVersionOption, candidateOptions, intOption, list, readNode, type CandidateFlags, type SourceOptions } from './options.js';
 
-export class FixUsageError extends Error {}
-
-interface FixCliOptions {
-  snapshot?: string;
-  root?: string;
+interface FixCliOptions extends SourceOptions, CandidateFlags {
   apply?: boolean;
   dryRun?: boolean;
   yes?: boolean;
@@ -33,17 +31,7 @@ interface FixCliOptions {
   markSport?: boolean;
   rate?: string;
   ncclVersion?: string;
-  uplinkRegex: string;
-  include?: string;
   color?: boolean;
-}
-
-const list = (v?: string) => v?.split(',').map((x) => x.trim()).filter(Boolean);
-
-function intOption(name: string, v: string | undefined, lo: number, hi: number): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v.trim()) || Number(v) < lo || Number(v) > hi) throw new FixUsageError(`${name}: expected an integer ${lo}-${hi}, got '${v}'`);
-  return Number(v);
 }
 
 function portRanges(v: string | undefined): { lo: number; hi: number }[] | undefined {
@@ -52,13 +40,13 @@ function portRanges(v: string | undefined): { lo: number; hi: number }[] | undef
     const m = /^(\d+)(?:[-:](\d+))?$/.exec(r);
     const lo = m ? Number(m[1]) : NaN;
     const hi = m ? Number(m[2] ?? m[1]) : NaN;
-    if (!m || lo < 1 || hi > 65535 || lo > hi) throw new FixUsageError(`--mark-ports: '${r}' is not a port or a range lo-hi within 1-65535`);
+    if (!m || lo < 1 || hi > 65535 || lo > hi) throw new UserError(`--mark-ports: '${r}' is not a port or a range lo-hi within 1-65535`);
     return { lo, hi };
   });
 }
 
-export function registerFixCommand(program: Command, readNode: (o: { snapshot?: string; root?: string }) => Promise<NodeSnapshot>): void {
-  program
+export function registerFixCommand(program: Command): void {
+  const cmd = program
     .command('fix')
     .description('fix what the doctor finds: dry run by default, --apply to change the node (journalled, rolled back on failure)')
     .option('--snapshot <file>', "plan from another node's snapshot (dry run only)")
@@ -82,23 +70,20 @@ export function registerFixCommand(program: Command, readNode: (o: { snapshot?: 
     .option('--mark-cgroup <path>', 'mark TCP of sockets in this cgroup v2 path (e.g. system.slice/train.service)')
     .option('--mark-ports <ranges>', 'mark TCP to these ports or ranges (e.g. 40000-40999): one rule per range')
     .option('--mark-sport', '--mark-ports are source ports')
-    .option('--rate <mbit>', 'link rate for an htb priority qdisc when the link reports no speed')
-    .option('--nccl-version <version>', 'NCCL version to model: X.Y[.Z] or ncclx-X.Y (default: detected on the node)')
-    .option('--uplink-regex <regex>', 'netdevs that look like uplinks, left out of the RDMA candidate set', '^eth[0-9]+$')
-    .option('--include <netdevs>', 'netdevs always in the RDMA candidate set (comma list)')
+    .option('--rate <mbit>', 'link rate for an htb priority qdisc when the link reports no speed');
+  addCandidateOptions(addVersionOption(cmd))
     .addOption(new Option('--no-color', 'no colour'))
     .action(async (opts: FixCliOptions) => {
-      process.exitCode = await runFix(opts, readNode);
+      process.exitCode = await runFix(opts);
     });
 }
 
-async function runFix(opts: FixCliOptions, readNode: (o: { snapshot?: string; root?: string }) => Promise<NodeSnapshot>): Promise<number> {
+async function runFix(opts: FixCliOptions): Promise<number> {
   const style = makeStyle(wantColor(opts.color));
-  const [fix, text] = await Promise.all([import('../fix/index.js'), import('../report/fix-text.js')]);
-  const { FIX_ORDER } = await import('../fix/plan.js');
+  const [fix, text] = await Promise.all([import('./fix-api.js'), import('../report/fix-text.js')]);
   const out = (s: string) => process.stdout.write(s);
   const err = (s: string) => process.stderr.write(s);
-  if (opts.apply && opts.dryRun) throw new FixUsageError('--apply and --dry-run cannot be used together');
+  if (opts.apply && opts.dryRun) throw new UserError('--apply and --dry-run cannot be used together');
 
   if (opts.rollback) {
     const problems = fix.preflight([], {}).filter((p) => p.startsWith('not root'));
@@ -106,44 +91,28 @@ async function runFix(opts: FixCliOptions, readNode: (o: { snapshot?: string; ro
       err(`ncclx fix: cannot roll back: ${problems.join('; ')}\nNothing was changed.\n`);
       return 2;
     }
-    const { JournalError } = await import('../fix/apply.js');
     const total = await journalLength(opts.rollback);
-    try {
-      const outcome = await fix.rollbackJournal(opts.rollback, { onEvent: (e) => emit(text.renderEvent(e, total, style)), force: !!opts.force });
-      out(text.renderOutcome(outcome, style, 'rollback'));
-      return outcome.status === 'rollback-failed' ? 1 : 0;
-    } catch (e) {
-      if (e instanceof JournalError) throw new FixUsageError(e.message);
-      throw e;
-    }
+    const outcome = await fix.rollbackJournal(opts.rollback, { onEvent: (e) => emit(text.renderEvent(e, total, style)), force: !!opts.force });
+    out(text.renderOutcome(outcome, style, 'rollback'));
+    return outcome.status === 'rollback-failed' ? 1 : 0;
   }
 
   const only = list(opts.only);
   const unknown = (only ?? []).filter((id) => !(FIX_ORDER as readonly string[]).includes(id));
-  if (unknown.length) throw new FixUsageError(`unknown fix id ${unknown.join(', ')} (fixes: ${FIX_ORDER.filter((f) => f !== 'sysctl-persist').join(', ')})`);
+  if (unknown.length) throw new UserError(`unknown fix id ${unknown.join(', ')} (fixes: ${FIX_ORDER.filter((f) => f !== 'sysctl-persist').join(', ')})`);
 
   const live = !opts.snapshot && !opts.root && !opts.plan;
-  let plan: import('../fix/types.js').FixPlan;
+  let plan: import('../model/fix/types.js').FixPlan;
   if (opts.plan) {
-    if (opts.snapshot || opts.root) throw new FixUsageError('--plan cannot be combined with --snapshot or --root');
-    const { loadPlanFile, PlanFileError } = await import('../fix/plan-file.js');
-    try {
-      plan = loadPlanFile(opts.plan);
-    } catch (e) {
-      if (e instanceof PlanFileError) throw new FixUsageError(e.message);
-      throw e;
-    }
+    if (opts.snapshot || opts.root) throw new UserError('--plan cannot be combined with --snapshot or --root');
+    const { loadPlanFile } = await import('../fix/plan-file.js');
+    plan = loadPlanFile(opts.plan);
     if (only) plan = { ...plan, fixes: plan.fixes.filter((f) => only.includes(f.id)) };
   } else {
-    let uplinkRegex: RegExp;
-    try {
-      uplinkRegex = new RegExp(opts.uplinkRegex);
-    } catch (e) {
-      throw new FixUsageError(`--uplink-regex: ${(e as Error).message}`);
-    }
-    const [{ ALL_CHECKS }, { makeContext, runDoctor }] = await Promise.all([import('../checks/registry.js'), import('../checks/run.js')]);
-    const snap = await readNode(opts);
-    const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, uplinkRegex, include: list(opts.include) ?? [] });
+    const cand = candidateOptions(opts);
+    const [{ ALL_CHECKS }, { runDoctor }, { makeContext }] = await Promise.all([import('../checks/registry.js'), import('../checks/run.js'), import('../model/doctor/context.js')]);
+    const snap = await readNode(opts, { kernel: true, rdma: true });
+    const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, ...cand });
     const run = runDoctor(ALL_CHECKS, ctx);
     plan = await fix.proposeFixes(run, {
       source: { live, root: opts.root ?? '/' },

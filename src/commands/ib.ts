@@ -3,20 +3,14 @@
 // finding is an error, 2 for bad usage.
 
 import type { Command } from 'commander';
-import { probeNode } from '../probe/index.js';
+import { UserError } from '../model/errors.js';
+import type { IbOverrides } from '../model/nccl/ib-report.js';
+import type { NodeSnapshot } from '../model/snapshot/types.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
-import type { IbOverrides } from './ib-model.js';
+import { addSourceOptions, addVersionOption, readNode, type SourceOptions } from './options.js';
 
 // The model and renderers load only when an ib command runs, so other commands start fast.
-const loadIb = () => Promise.all([import('./ib-model.js'), import('../report/ib-text.js')]);
-
-class IbUsageError extends Error {}
-
-interface SourceOptions {
-  snapshot?: string;
-  root?: string;
-}
+const loadIb = () => Promise.all([import('../model/nccl/ib-report.js'), import('../report/ib-text.js')]);
 
 interface IbOptions extends SourceOptions {
   hca?: string;
@@ -29,38 +23,29 @@ interface IbOptions extends SourceOptions {
   all?: boolean;
 }
 
-async function readNode(opts: SourceOptions): Promise<NodeSnapshot> {
-  if (opts.snapshot && opts.root) throw new IbUsageError('--snapshot and --root cannot be used together');
-  if (opts.snapshot) {
-    // zod is loaded only for snapshot files.
-    const { loadSnapshot } = await import('../snapshot/schema.js');
-    return loadSnapshot(opts.snapshot);
-  }
-  // The kernel part (sysctls, routes, qdiscs, firewall) is not needed here and runs commands on a live node.
-  return probeNode({ root: opts.root, kernel: false });
-}
 
 function overrides(o: IbOptions): IbOverrides {
   const set: Record<string, string> = {};
   for (const kv of o.set ?? []) {
     const eq = kv.indexOf('=');
-    if (eq <= 0 || !/^NCCL_[A-Z0-9_]+$/.test(kv.slice(0, eq))) throw new IbUsageError(`--set expects NCCL_NAME=VALUE, got '${kv}'`);
+    if (eq <= 0 || !/^NCCL_[A-Z0-9_]+$/.test(kv.slice(0, eq))) throw new UserError(`--set expects NCCL_NAME=VALUE, got '${kv}'`);
     set[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
   return { hca: o.hca, gidIndex: o.gidIndex, ncclVersion: o.ncclVersion, set };
 }
 
 function withOptions(cmd: Command): Command {
-  return cmd
-    .option('--hca <spec>', 'NCCL_IB_HCA to model (overrides the environment)')
-    .option('--gid-index <n>', 'NCCL_IB_GID_INDEX to model (read like NCCL reads it: 010 is octal)')
-    .option('--set <NAME=VALUE>', 'model another NCCL_* variable, e.g. --set NCCL_IB_ADDR_FAMILY=AF_INET6 (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
-    .option('--nccl-version <version>', 'NCCL version to model: X.Y[.Z] or ncclx-X.Y (default: detected on the node)')
-    .option('--json', 'print JSON (schema in docs/ib-json.md)')
-    .option('-v, --verbose', 'show every trace')
-    .option('--no-color', 'no colour')
-    .option('--snapshot <file>', "reason about another node's snapshot (from `ncclx snapshot`)")
-    .option('--root <dir>', 'read files under DIR instead of / (a fixture or a container view)');
+  return addSourceOptions(
+    addVersionOption(
+      cmd
+        .option('--hca <spec>', 'NCCL_IB_HCA to model (overrides the environment)')
+        .option('--gid-index <n>', 'NCCL_IB_GID_INDEX to model (read like NCCL reads it: 010 is octal)')
+        .option('--set <NAME=VALUE>', 'model another NCCL_* variable, e.g. --set NCCL_IB_ADDR_FAMILY=AF_INET6 (repeatable)', (v: string, prev: string[] = []) => [...prev, v]),
+    )
+      .option('--json', 'print JSON (schema in docs/ib-json.md)')
+      .option('-v, --verbose', 'show every trace')
+      .option('--no-color', 'no colour'),
+  );
 }
 
 /**
@@ -83,14 +68,9 @@ function mergedOptions(cmd: Command): IbOptions {
 function action(run: (snap: NodeSnapshot, o: IbOptions) => Promise<number>) {
   return async (_o: IbOptions, cmd: Command) => {
     const o = mergedOptions(cmd);
-    try {
-      const snap = await readNode(o);
-      process.exitCode = await run(snap, o);
-    } catch (e) {
-      if (!(e instanceof IbUsageError)) throw e;
-      process.stderr.write(`ncclx: ${e.message}\n`);
-      process.exitCode = 2;
-    }
+    // The kernel part (sysctls, routes, qdiscs, firewall) is not needed here and runs commands on a live node.
+    const snap = await readNode(o, { rdma: true });
+    process.exitCode = await run(snap, o);
   };
 }
 
@@ -103,9 +83,9 @@ export function registerIbCommands(program: Command): void {
       .description('which RDMA devices, ports and GID indexes NCCL\'s IB transport will use, and why'),
   ).action(
     action(async (snap, o) => {
-      const [{ ibModel }, { renderIb }] = await loadIb();
+      const [{ ibModel }, { ibJson, renderIb }] = await loadIb();
       const { report } = ibModel(snap, overrides(o));
-      if (o.json) print(JSON.stringify(report, null, 2) + '\n');
+      if (o.json) print(JSON.stringify(ibJson(report), null, 2) + '\n');
       else print(renderIb(report, makeStyle(wantColor(o.color)), !!o.verbose));
       return report.findings.some((f) => f.severity === 'error') ? 1 : 0;
     }),

@@ -1,9 +1,9 @@
 // One file → NodeFacts or the reason it was skipped. What a worker thread
 // runs per file; the in-process path runs the same function.
 
-import { nodeFacts, type FactsOptions } from './facts.js';
+import { nodeFacts, type FactsOptions } from '../model/compare/facts.js';
 import { loadSnapshotFile } from './load.js';
-import type { NodeFacts } from './types.js';
+import type { NodeFacts } from '../model/compare/types.js';
 
 export type Extracted = { ok: true; facts: NodeFacts } | { ok: false; problem: string };
 

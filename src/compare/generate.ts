@@ -6,10 +6,10 @@
 // change are shared with the template, so making a node costs little more
 // than writing it.
 
-import type { IpRouteJson } from '../snapshot/kernel-types.js';
-import type { GidEntry, RdmaDevice, RdmaPort } from '../snapshot/rdma-types.js';
-import type { AddressInfo, NodeSnapshot } from '../snapshot/types.js';
-import { intToV4, maskOf, v4ToInt } from './ipv4.js';
+import type { IpRouteJson } from '../model/snapshot/kernel-types.js';
+import type { GidEntry, RdmaDevice, RdmaPort } from '../model/snapshot/rdma-types.js';
+import type { AddressInfo, NodeSnapshot } from '../model/snapshot/types.js';
+import { intToV4, maskOf, v4ToInt } from '../model/linux/ip.js';
 
 export const FAULTS = [
   'missing-rail', // the last rail's RDMA device is absent (driver not loaded, NIC dead)

@@ -5,7 +5,7 @@
 
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SkippedInput } from './types.js';
+import type { SkippedInput } from '../model/compare/types.js';
 
 const natural = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 const SNAPSHOT_NAME = /\.json(\.[^.][^/]*)?$/;

@@ -19,10 +19,10 @@
 // also produces the error message for a bad file.
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { SnapshotError, validateSnapshot } from '../snapshot/schema.js';
-import type { Captured } from '../snapshot/kernel-types.js';
-import type { GidEntry } from '../snapshot/rdma-types.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
+import { SnapshotError, validateSnapshot } from '../model/snapshot/schema.js';
+import type { Captured } from '../model/snapshot/kernel-types.js';
+import type { GidEntry } from '../model/snapshot/rdma-types.js';
+import type { NodeSnapshot } from '../model/snapshot/types.js';
 
 /** Default limit for one snapshot file: 16× the largest realistic snapshot (32 ports × 255 GIDs ≈ 1 MiB). */
 export const DEFAULT_MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { extractFile, toWire, type Extracted } from './extract.js';
-import type { FactsOptions } from './facts.js';
+import type { FactsOptions } from '../model/compare/facts.js';
 
 export interface PoolOptions {
   maxBytes: number;

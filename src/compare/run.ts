@@ -1,15 +1,15 @@
 // `ncclx compare` from arguments to report: expand the inputs, read every
-// snapshot (worker threads), compare. The only I/O of the compare feature.
+// snapshot (worker threads), compare. Host names in --comm-id / --master-addr
+// arrive resolved (the command resolves them through the probe).
 
-import { hostsToResolve, resolveHosts } from '../probe/index.js';
-import { compareNodes, type CompareReport } from './analyze.js';
-import type { FactsOptions } from './facts.js';
+import { compareNodes, type CompareReport } from '../model/compare/analyze.js';
+import type { FactsOptions } from '../model/compare/facts.js';
 import { expandInputs } from './inputs.js';
-import type { TopologyChoice } from './mesh.js';
+import type { TopologyChoice } from '../model/compare/mesh.js';
 import { extractAll } from './pool.js';
-import type { NodeFacts, SkippedInput } from './types.js';
+import type { NodeFacts, SkippedInput } from '../model/compare/types.js';
 
-export interface CompareOptions extends Omit<FactsOptions, 'resolutions'> {
+export interface CompareOptions extends FactsOptions {
   maxBytes: number;
   jobs?: number;
   topology?: TopologyChoice;
@@ -28,10 +28,7 @@ export async function runCompare(args: string[], o: CompareOptions): Promise<Com
   let t = process.hrtime.bigint();
   const { files, skipped } = expandInputs(args);
   t = phase(`list ${files.length} files`, t);
-  // Host names in --comm-id / --master-addr: resolved here, used where a node did not capture its own answer.
-  const hosts = hostsToResolve([o.commId, o.masterAddr]);
-  const resolutions = hosts.length ? await resolveHosts(hosts) : undefined;
-  const results = await extractAll(files, { ...o, resolutions }, { maxBytes: o.maxBytes, jobs: o.jobs });
+  const results = await extractAll(files, o, { maxBytes: o.maxBytes, jobs: o.jobs });
   t = phase('read and reduce', t);
   const facts: NodeFacts[] = [];
   const bad: SkippedInput[] = [...skipped];

@@ -4,11 +4,12 @@
 // fails or does not verify, everything done so far is undone in reverse order
 // from the recorded states, and each undo is checked against them.
 
+import { UserError } from '../model/errors.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Host } from './host.js';
-import { handler, OpError } from './ops.js';
-import type { ApplyEvent, ApplyOutcome, Fix, OpSpec } from './types.js';
+import { handler, OpError, opText } from './ops.js';
+import type { ApplyEvent, ApplyOutcome, Fix, OpSpec } from '../model/fix/types.js';
 
 export const DEFAULT_JOURNAL_DIR = '/var/lib/ncclx';
 
@@ -34,7 +35,7 @@ export interface Journal {
   ops: JournalOp[];
 }
 
-export class JournalError extends Error {}
+export class JournalError extends UserError {}
 
 export interface ApplyOptions {
   host: Host;
@@ -116,7 +117,7 @@ function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyE
 export async function applyFixes(fixes: Fix[], opts: ApplyOptions): Promise<ApplyOutcome> {
   const now = opts.now ?? (() => new Date());
   const { host, onEvent } = opts;
-  const entries: JournalOp[] = fixes.filter((f) => !f.blocked).flatMap((f) => f.ops.map((op) => ({ fix: f.id, op, text: handler(op).text(op), state: 'pending' as OpState })));
+  const entries: JournalOp[] = fixes.filter((f) => !f.blocked).flatMap((f) => f.ops.map((op) => ({ fix: f.id, op, text: opText(op), state: 'pending' as OpState })));
   const outcome: ApplyOutcome = { status: 'unchanged', journal: null, changed: 0, unchanged: 0, failure: null, undoErrors: [] };
 
   // 1. Read everything first: a refusal (a file edited since the plan, a configured qdisc) stops here, with nothing changed.

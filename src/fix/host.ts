@@ -80,18 +80,3 @@ export function liveHost(): Host {
     },
   };
 }
-
-/** Where a command is on PATH, or null. */
-export function which(cmd: string, path = process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin'): string | null {
-  for (const dir of path.split(':')) {
-    if (!dir) continue;
-    const p = join(dir, cmd);
-    try {
-      const st = statSync(p);
-      if (st.isFile() && st.mode & 0o111) return p;
-    } catch {
-      /* not here */
-    }
-  }
-  return null;
-}

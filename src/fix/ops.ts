@@ -3,23 +3,15 @@
 // from what was read, and check the undo. Every command is an argument array;
 // `commands()` prints the same thing shell-quoted for pasting.
 
-import { createHash } from 'node:crypto';
-import { parseDscp } from '../checks/qos.js';
-import { shJoin, shQuote } from '../report/quote.js';
+import { commandsFor, fastClass, IPT, iptFamilies, iptRestoreInput, markRules, nftScript, opText, qdiscArgv, routeArgv, ruleArgs, toolsFor, contentDigest as sha256, type Spec } from '../model/fix/describe.js';
+import type { OpSpec } from '../model/fix/types.js';
+import { parseDscp } from '../model/linux/dscp.js';
+import { shJoin } from '../model/shell/quote.js';
 import type { Host } from './host.js';
-import type { MarkSelector, OpSpec } from './types.js';
 
 export class OpError extends Error {}
 
-type Spec<K extends OpSpec['kind']> = Extract<OpSpec, { kind: K }>;
-
 export interface OpHandler<S extends OpSpec> {
-  /** One line: what the operation does. */
-  text(op: S): string;
-  /** The commands and file writes, quoted for pasting (each entry runs as one command). */
-  commands(op: S): string[];
-  /** Programs it runs. */
-  tools(op: S): string[];
   /** The state before: what undo restores. Throws OpError when it cannot be read or must not be touched. */
   read(op: S, host: Host): unknown;
   inPlace(op: S, before: unknown): boolean;
@@ -37,23 +29,10 @@ const must = (host: Host, argv: string[], input?: string): string => {
   return r.stdout;
 };
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-export const contentDigest = sha256;
-
-/** A here-document whose delimiter cannot occur in the body. */
-function heredoc(prefix: string, body: string): string {
-  let delim = 'NCCLX_EOF';
-  while (body.split('\n').includes(delim)) delim += '_';
-  return `${prefix} <<'${delim}'\n${body}${body.endsWith('\n') ? '' : '\n'}${delim}`;
-}
-
 // ---------------------------------------------------------------------------
 // sysctl, through /proc/sys
 
 const sysctl: OpHandler<Spec<'sysctl'>> = {
-  text: (op) => `sysctl ${op.key} = ${op.value}`,
-  commands: (op) => [shJoin(['sysctl', '-w', `${op.key}=${op.value}`])],
-  tools: () => [],
   read(op, host) {
     const v = host.read(`/proc/sys/${op.key}`);
     if (v === null) throw new OpError(`/proc/sys/${op.key} does not exist (is the interface gone?)`);
@@ -89,9 +68,6 @@ interface FileBefore {
 }
 
 const file: OpHandler<Spec<'file'>> = {
-  text: (op) => `write ${op.path} (${op.what})`,
-  commands: (op) => [heredoc(`cat > ${shQuote(op.path)}`, op.content)],
-  tools: () => [],
   read(op, host): FileBefore {
     const content = host.read(op.path);
     const digest = content === null ? null : sha256(content);
@@ -132,10 +108,6 @@ interface RuleJson {
   [k: string]: unknown;
 }
 
-function ruleArgs(op: Spec<'ip-rule'>): string[] {
-  return ['from', op.from, 'lookup', String(op.table), ...(op.priority !== undefined ? ['priority', String(op.priority)] : [])];
-}
-
 function rulePresent(op: Spec<'ip-rule'>, host: Host): boolean {
   const rules = JSON.parse(must(host, ['ip', '-j', '-4', 'rule', 'show']) || '[]') as RuleJson[];
   return rules.some(
@@ -149,9 +121,6 @@ function rulePresent(op: Spec<'ip-rule'>, host: Host): boolean {
 }
 
 const ipRule: OpHandler<Spec<'ip-rule'>> = {
-  text: (op) => `policy rule: from ${op.from} lookup table ${op.table}`,
-  commands: (op) => [shJoin(['ip', '-4', 'rule', 'add', ...ruleArgs(op)])],
-  tools: () => ['ip'],
   read: (op, host) => ({ present: rulePresent(op, host) }),
   inPlace: (_op, before) => (before as { present: boolean }).present,
   apply(op, host) {
@@ -197,13 +166,10 @@ function routeSame(a: RouteJson | null, b: RouteJson | null): boolean {
 }
 
 const ipRoute: OpHandler<Spec<'ip-route'>> = {
-  text: (op) => `route ${op.dst} dev ${op.dev} src ${op.src} in table ${op.table}`,
-  commands: (op) => [shJoin(['ip', '-4', 'route', 'replace', op.dst, 'dev', op.dev, 'src', op.src, 'table', String(op.table)])],
-  tools: () => ['ip'],
   read: (op, host) => ({ route: tableRoute(op, host) }),
   inPlace: (op, before) => routeMatches(op, (before as { route: RouteJson | null }).route),
   apply(op, host) {
-    must(host, ['ip', '-4', 'route', 'replace', op.dst, 'dev', op.dev, 'src', op.src, 'table', String(op.table)]);
+    must(host, routeArgv(op));
   },
   verify: (op, host) => (routeMatches(op, tableRoute(op, host)) ? null : `table ${op.table} has no route ${op.dst} dev ${op.dev} src ${op.src}`),
   undo(op, host, before) {
@@ -228,67 +194,6 @@ const ipRoute: OpHandler<Spec<'ip-route'>> = {
 
 // ---------------------------------------------------------------------------
 // DSCP marking rules, shared by nft and iptables
-
-export interface MarkRule {
-  family: 4 | 6;
-  /** The selectors of one rule (one of each kind at most: kinds AND, values OR). */
-  parts: MarkSelector[];
-  /** A tag carried in the rule's comment, so ncclx recognises its own rules. */
-  tag: string;
-}
-
-/** Selectors of one kind OR together, different kinds AND: one rule per combination, and per IP family. */
-export function markRules(selectors: MarkSelector[], dscp: number, ipv6 = true): MarkRule[] {
-  const kinds = [...new Set(selectors.map((s) => s.by))];
-  let combos: MarkSelector[][] = [[]];
-  for (const k of kinds) combos = combos.flatMap((c) => selectors.filter((s) => s.by === k).map((s) => [...c, s]));
-  const out: MarkRule[] = [];
-  for (const parts of combos) {
-    const fams = new Set(parts.filter((p): p is Extract<MarkSelector, { by: 'daddr' }> => p.by === 'daddr').map((p) => p.family));
-    if (fams.size > 1) continue; // an IPv4 and an IPv6 destination at once matches nothing
-    const families: (4 | 6)[] = fams.size ? [...fams] : ipv6 ? [4, 6] : [4];
-    for (const family of families) {
-      const tag = `ncclx:${sha256(JSON.stringify({ family, parts, dscp })).slice(0, 12)}`;
-      out.push({ family, parts, tag });
-    }
-  }
-  return out;
-}
-
-// nft's quoted strings end at the next double quote; there is no escape.
-export const nftQuotable = (s: string) => !s.includes('"') && !/[\r\n]/.test(s);
-
-function nftRule(r: MarkRule, dscp: number): string {
-  const words: string[] = [];
-  for (const p of r.parts) {
-    if (p.by === 'oif') words.push(`oifname "${p.iface}"`);
-    else if (p.by === 'daddr') words.push(`${p.family === 4 ? 'ip' : 'ip6'} daddr ${p.prefix}`);
-    else if (p.by === 'uid') words.push(`meta skuid ${p.uid}`);
-    else if (p.by === 'cgroup') {
-      const path = p.path.replace(/^\/+|\/+$/g, '');
-      words.push(`socket cgroupv2 level ${path.split('/').length} "${path}"`);
-    } else words.push(`tcp ${p.dir} ${p.lo === p.hi ? p.lo : `${p.lo}-${p.hi}`}`);
-  }
-  if (!r.parts.some((p) => p.by === 'ports')) words.push('meta l4proto tcp');
-  words.push(`${r.family === 4 ? 'ip' : 'ip6'} dscp set ${dscp}`, `comment "${r.tag}"`);
-  return words.join(' ');
-}
-
-export function nftScript(op: Spec<'nft-mark'>): string {
-  const rules = markRules(op.selectors, op.dscp).map((r) => `\t\t${nftRule(r, op.dscp)}`);
-  // "table" then "delete table" in one transaction: replaces an older ncclx table atomically, or creates it.
-  return [
-    `table inet ${op.table}`,
-    `delete table inet ${op.table}`,
-    `table inet ${op.table} {`,
-    '\tchain output {',
-    '\t\ttype filter hook output priority mangle; policy accept;',
-    ...rules,
-    '\t}',
-    '}',
-    '',
-  ].join('\n');
-}
 
 interface NftBefore {
   exists: boolean;
@@ -333,9 +238,6 @@ function nftMatches(op: Spec<'nft-mark'>, b: NftBefore): string | null {
 }
 
 const nftMark: OpHandler<Spec<'nft-mark'>> = {
-  text: (op) => `nftables table inet ${op.table}: DSCP ${op.dscp} on ${markRules(op.selectors, op.dscp).length} rule(s)`,
-  commands: (op) => [heredoc('nft -f -', nftScript(op))],
-  tools: () => ['nft'],
   read: (op, host) => nftRead(op, host),
   inPlace: (op, before) => nftMatches(op, before as NftBefore) === null,
   apply(op, host) {
@@ -357,35 +259,6 @@ const nftMark: OpHandler<Spec<'nft-mark'>> = {
 
 // ---------------------------------------------------------------------------
 // iptables fallback: a mangle chain of ncclx's own, jumped to from OUTPUT
-
-// iptables-restore splits on blanks and honours double quotes.
-export const iptQuotable = (s: string) => !/["\s]/.test(s);
-
-function iptRule(chain: string, r: MarkRule, dscp: number): string {
-  const a: string[] = ['-A', chain];
-  for (const p of r.parts) {
-    if (p.by === 'oif') a.push('-o', p.iface);
-    else if (p.by === 'daddr') a.push('-d', p.prefix);
-    else if (p.by === 'uid') a.push('-m', 'owner', '--uid-owner', String(p.uid));
-    else if (p.by === 'cgroup') a.push('-m', 'cgroup', '--path', p.path);
-  }
-  a.push('-p', 'tcp');
-  for (const p of r.parts) if (p.by === 'ports') a.push('-m', 'tcp', `--${p.dir}`, p.lo === p.hi ? String(p.lo) : `${p.lo}:${p.hi}`);
-  a.push('-m', 'comment', '--comment', r.tag, '-j', 'DSCP', '--set-dscp', String(dscp));
-  return a.join(' ');
-}
-
-const IPT = { 4: { cmd: 'iptables', restore: 'iptables-restore' }, 6: { cmd: 'ip6tables', restore: 'ip6tables-restore' } } as const;
-
-function iptFamilies(op: Spec<'iptables-mark'>): (4 | 6)[] {
-  return [...new Set(markRules(op.selectors, op.dscp, op.ipv6).map((r) => r.family))].sort();
-}
-
-export function iptRestoreInput(op: Spec<'iptables-mark'>, family: 4 | 6): string {
-  const rules = markRules(op.selectors, op.dscp, op.ipv6).filter((r) => r.family === family);
-  // `:CHAIN` under --noflush creates the chain, or empties it if an older ncclx apply left it.
-  return ['*mangle', `:${op.chain} - [0:0]`, ...rules.map((r) => iptRule(op.chain, r, op.dscp)), 'COMMIT', ''].join('\n');
-}
 
 interface IptState {
   exists: boolean;
@@ -444,16 +317,6 @@ function iptMatches(op: Spec<'iptables-mark'>, states: Record<number, IptState>)
 const readAll = (op: Spec<'iptables-mark'>, host: Host): Record<number, IptState> => Object.fromEntries(iptFamilies(op).map((f) => [f, iptRead(op, f, host)]));
 
 const iptablesMark: OpHandler<Spec<'iptables-mark'>> = {
-  text: (op) => `iptables mangle chain ${op.chain}: DSCP ${op.dscp} on ${markRules(op.selectors, op.dscp, op.ipv6).length} rule(s)`,
-  commands: (op) =>
-    iptFamilies(op).flatMap((f) => {
-      const { cmd, restore } = IPT[f];
-      return [
-        heredoc(`${restore} -w --noflush`, iptRestoreInput(op, f)),
-        `${shJoin([cmd, '-w', '-t', 'mangle', '-C', 'OUTPUT', '-j', op.chain])} 2>/dev/null || ${shJoin([cmd, '-w', '-t', 'mangle', '-A', 'OUTPUT', '-j', op.chain])}`,
-      ];
-    }),
-  tools: (op) => iptFamilies(op).flatMap((f) => [IPT[f].cmd, IPT[f].restore]),
   read: (op, host) => readAll(op, host),
   inPlace: (op, before) => iptMatches(op, before as Record<number, IptState>) === null,
   apply(op, host, before) {
@@ -501,32 +364,6 @@ interface QdiscJson {
   root?: boolean;
 }
 
-/** The class that marked packets go to. */
-const fastClass = (op: Spec<'qdisc'>) => (op.scheduler === 'prio' ? '1:1' : '1:10');
-
-export function qdiscArgv(op: Spec<'qdisc'>): string[][] {
-  const dev = op.dev;
-  const tos = `0x${(op.dscp << 2).toString(16).padStart(2, '0')}`;
-  const out: string[][] = [];
-  if (op.scheduler === 'prio') {
-    out.push(['tc', 'qdisc', 'replace', 'dev', dev, 'root', 'handle', '1:', 'prio']);
-  } else {
-    const r = op.rateMbit!;
-    // Marked traffic may take the whole link; the rest is guaranteed a tenth and borrows what is left.
-    out.push(
-      ['tc', 'qdisc', 'replace', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '20'],
-      ['tc', 'class', 'add', 'dev', dev, 'parent', '1:', 'classid', '1:1', 'htb', 'rate', `${r}mbit`, 'ceil', `${r}mbit`],
-      ['tc', 'class', 'add', 'dev', dev, 'parent', '1:1', 'classid', '1:10', 'htb', 'rate', `${Math.max(1, Math.floor(r * 0.9))}mbit`, 'ceil', `${r}mbit`, 'prio', '0', 'quantum', '60000'],
-      ['tc', 'class', 'add', 'dev', dev, 'parent', '1:1', 'classid', '1:20', 'htb', 'rate', `${Math.max(1, Math.floor(r * 0.1))}mbit`, 'ceil', `${r}mbit`, 'prio', '1', 'quantum', '60000'],
-    );
-  }
-  out.push(
-    ['tc', 'filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'u32', 'match', 'ip', 'dsfield', tos, '0xfc', 'flowid', fastClass(op)],
-    ['tc', 'filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'ipv6', 'prio', '2', 'u32', 'match', 'ip6', 'priority', tos, '0xfc', 'flowid', fastClass(op)],
-  );
-  return out;
-}
-
 function rootQdisc(dev: string, host: Host): QdiscJson | null {
   const r = host.run(['tc', '-j', 'qdisc', 'show', 'dev', dev]);
   if (!r.ok) throw new OpError(`tc qdisc show dev ${dev}: ${r.error}`);
@@ -546,9 +383,6 @@ function qdiscOurs(op: Spec<'qdisc'>, host: Host): string | null {
 }
 
 const qdisc: OpHandler<Spec<'qdisc'>> = {
-  text: (op) => `root qdisc ${op.scheduler} on ${op.dev}: DSCP ${op.dscp} first${op.scheduler === 'htb' ? ` (link ${op.rateMbit} Mbit/s)` : ''}`,
-  commands: (op) => qdiscArgv(op).map(shJoin),
-  tools: () => ['tc'],
   read(op, host) {
     const root = rootQdisc(op.dev, host);
     if (qdiscOurs(op, host) === null) return { root, ours: true };
@@ -589,6 +423,4 @@ export function handler(op: OpSpec): OpHandler<OpSpec> {
   return HANDLERS[op.kind] as OpHandler<OpSpec>;
 }
 
-export const opText = (op: OpSpec) => handler(op).text(op);
-export const commandsFor = (op: OpSpec) => handler(op).commands(op);
-export const toolsFor = (op: OpSpec) => handler(op).tools(op);
+export { commandsFor, opText, toolsFor };

@@ -2,9 +2,10 @@
 // what was reviewed is exactly what is applied. Validated strictly, because
 // every field ends up in a kernel command.
 
+import { UserError } from '../model/errors.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { FixPlan } from './types.js';
+import type { FixPlan } from '../model/fix/types.js';
 
 const ifname = z.string().min(1).max(15).refine((s) => !/[\/\s:]/.test(s) || s === 'all', 'not an interface name');
 const ipv4 = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/);
@@ -46,7 +47,7 @@ const planSchema = z.object({
   ),
 });
 
-export class PlanFileError extends Error {}
+export class PlanFileError extends UserError {}
 
 export function loadPlanFile(path: string): FixPlan {
   let data: unknown;

@@ -3,20 +3,23 @@
 // read beforehand (tools on PATH, schedulers the kernel has, link speeds,
 // current file contents) in; a FixPlan out.
 
-import { arpSettings, effectiveValue, memberNetdevs, routingNeeds, sharedSubnets } from '../checks/arp.js';
-import { rdmaNetdevs } from '../checks/rdma-netdevs.js';
-import { socketLinks } from '../checks/qos.js';
-import type { DoctorRun } from '../checks/run.js';
-import type { CheckContext, CheckResult } from '../checks/types.js';
-import { envPlan } from '../commands/env-model.js';
-import { parseNcclInt } from '../nccl/cint.js';
-import { parseIPv4 } from '../nccl/ip.js';
-import { captureFailure, prefixText } from '../checks/routing.js';
-import { contentDigest, iptQuotable, markRules, nftQuotable } from './ops.js';
-import type { Fix, FixPlan, MarkSelector, OpSpec } from './types.js';
+import { envPlan } from '../model/advice/env-plan.js';
+import type { CheckContext, DoctorRun } from '../model/doctor/types.js';
+import { contentDigest, iptQuotable, markRules, nftQuotable } from '../model/fix/describe.js';
+import type { Fix, FixPlan, MarkSelector, OpSpec, PlanFacts } from '../model/fix/types.js';
 
-export const FIX_ORDER = ['policy-routing', 'arp-sysctl', 'rp-filter', 'dscp-marking', 'qdisc-priority', 'nccl-conf', 'sysctl-persist'] as const;
-export type FixId = (typeof FIX_ORDER)[number];
+export type { PlanFacts };
+import { arpSettings, effectiveValue, memberNetdevs, routingNeeds, sharedSubnets } from '../model/linux/arp.js';
+import { parseIPv4, prefixText } from '../model/linux/ip.js';
+import { rdmaNetdevs } from '../model/linux/rdma-netdevs.js';
+import { captureFailure } from '../model/linux/routes.js';
+import { parseNcclInt } from '../model/nccl/cint.js';
+import { socketLinks as selectionLinks } from '../model/nccl/socket-links.js';
+import type { CheckResult, FixId } from '../model/result/types.js';
+
+export { FIX_ORDER, type FixId } from '../model/result/types.js';
+
+const socketLinks = (ctx: CheckContext) => selectionLinks(ctx.snapshot, ctx.selection);
 
 export interface PlanOptions {
   /** Fix ids asked for by name (--only): planned even when no finding proposes them. */
@@ -44,17 +47,9 @@ export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
   confFile: '/etc/nccl.conf',
 };
 
-export interface PlanFacts {
-  tools: { ip: boolean; tc: boolean; nft: boolean; iptables: boolean; ip6tables: boolean };
-  /** Whether the kernel has each scheduler; null when it could not be told. Asked only when a qdisc is planned. */
-  schedulers(): { prio: boolean | null; htb: boolean | null; how: string };
-  linkSpeedMbit(dev: string): number | null;
-  readFile(path: string): string | null;
-}
-
 /** The doctor results a fix resolves: the non-ok ones that name it. */
-function resolvedBy(results: CheckResult[], id: string) {
-  return results.filter((r) => r.severity !== 'ok' && r.fixIds.includes(id)).map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary }));
+function resolvedBy(results: CheckResult[], id: FixId) {
+  return results.filter((r) => r.severity !== 'ok' && (r.remediation?.fixIds ?? []).includes(id)).map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary }));
 }
 
 const confKey = (ifname: string, key: string) => `net/ipv4/conf/${ifname}/${key}`;
@@ -66,7 +61,7 @@ function policyRouting(ctx: CheckContext, facts: PlanFacts): { ops: OpSpec[]; no
   const kernel = ctx.snapshot.kernel;
   if (!kernel || !ctx.snapshot.rdma) return { ops: [], notes: [], blocked: 'the node\'s kernel or RDMA data could not be read' };
   if (!facts.tools.ip) return { ops: [], notes: [], blocked: 'ip is not installed (apt-get install iproute2)' };
-  const needs = routingNeeds(ctx);
+  const needs = routingNeeds(ctx.snapshot);
   if ('error' in needs) return { ops: [], notes: [], blocked: needs.error };
   const ops: OpSpec[] = [];
   const notes: string[] = [];
@@ -92,7 +87,7 @@ function arpSysctl(ctx: CheckContext): OpSpec[] {
   if (!kernel) return [];
   const seen = new Set<string>();
   const ops: OpSpec[] = [];
-  for (const { netdev } of memberNetdevs(sharedSubnets(ctx))) {
+  for (const { netdev } of memberNetdevs(sharedSubnets(ctx.snapshot))) {
     const need = arpSettings(kernel, netdev);
     if ('unreadable' in need) continue;
     for (const [ifname, key, value] of need.settings) {
@@ -108,9 +103,9 @@ function arpSysctl(ctx: CheckContext): OpSpec[] {
 function rpFilter(ctx: CheckContext): OpSpec[] {
   const kernel = ctx.snapshot.kernel;
   if (!kernel) return [];
-  const needs = routingNeeds(ctx);
+  const needs = routingNeeds(ctx.snapshot);
   const ops: OpSpec[] = [];
-  for (const { netdev } of memberNetdevs(sharedSubnets(ctx))) {
+  for (const { netdev } of memberNetdevs(sharedSubnets(ctx.snapshot))) {
     const v = effectiveValue(kernel, netdev, 'rp_filter');
     if ('error' in v || v.effective !== 1) continue;
     // Unknown routing counts as not routed back: loose rp_filter is the safe side.
@@ -309,26 +304,17 @@ function ncclConf(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<
   };
 }
 
-/** `export NAME=value` lines of a remediation, values unquoted the way sh reads them. */
-export function remediationExports(text: string | null): { name: string; value: string }[] {
-  const out: { name: string; value: string }[] = [];
-  for (const m of (text ?? '').matchAll(/export ([A-Za-z_][A-Za-z0-9_]*)=((?:'[^']*'|\\'|[^\s'])*)/g)) {
-    const value = m[2]!.replace(/'([^']*)'|\\'/g, (_all, inner: string | undefined) => (inner !== undefined ? inner : "'"));
-    out.push({ name: m[1]!, value });
-  }
-  return out;
-}
-
 /**
  * Findings the nccl-conf fix really resolves: warnings and errors whose remediation
- * is NCCL_* exports that the planned file sets to exactly those values.
+ * sets NCCL_* variables to exactly the values the planned file holds (a file
+ * cannot unset a variable, so a remediation that unsets one is not resolved).
  */
 function confResolves(ctx: CheckContext, results: CheckResult[]): CheckResult[] {
   const planned = new Map(envOf(ctx).vars.filter((v) => v.name.startsWith('NCCL_')).map((v) => [v.name, v.value]));
   return results.filter((r) => {
     if (r.severity !== 'warn' && r.severity !== 'error') return false;
-    const ex = remediationExports(r.remediation);
-    return ex.length > 0 && ex.every((e) => e.name.startsWith('NCCL_') && planned.get(e.name) === e.value);
+    const env = Object.entries(r.remediation?.env ?? {});
+    return env.length > 0 && !r.remediation?.commands?.length && env.every(([name, value]) => name.startsWith('NCCL_') && value !== null && planned.get(name) === value);
   });
 }
 

@@ -3,8 +3,8 @@
 // by the pure src/nccl/conf.ts.
 
 import { userInfo } from 'node:os';
-import { isRelevantVar, type ConfFileRecord, type ConfRole } from '../nccl/conf.js';
-import type { EnvPart } from '../snapshot/types.js';
+import { isRelevantVar, type ConfFileRecord, type ConfRole } from '../model/nccl/conf.js';
+import type { EnvPart } from '../model/snapshot/types.js';
 import type { Root } from './root.js';
 
 function passwdHome(root: Root): string | null {

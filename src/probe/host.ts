@@ -2,7 +2,7 @@
 // only by `ncclx snapshot`; reasoning commands take the cheap node:os view.
 
 import { arch, hostname, release, type as osType } from 'node:os';
-import type { HostPart } from '../snapshot/types.js';
+import type { HostPart } from '../model/snapshot/types.js';
 import type { Root } from './root.js';
 
 function osRelease(root: Root): string | null {

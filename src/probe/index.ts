@@ -3,8 +3,8 @@
 
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
-import { isCanonicalIPv4 } from '../nccl/ip.js';
-import { SNAPSHOT_SCHEMA_VERSION, type HostResolution, type NodeSnapshot, type ProbeWarning } from '../snapshot/types.js';
+import { isCanonicalIPv4 } from '../model/linux/ip.js';
+import { SNAPSHOT_SCHEMA_VERSION, type HostResolution, type NodeSnapshot, type ProbeWarning } from '../model/snapshot/types.js';
 import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';

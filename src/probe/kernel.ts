@@ -7,7 +7,7 @@
 // missing tool, a permission error or unparsable output is kept in the
 // snapshot so the checks can say "unknown" and why.
 
-import { parseIPv4, parseIPv6 } from '../nccl/ip.js';
+import { parseIPv4, parseIPv6 } from '../model/linux/ip.js';
 import {
   CONF_KEYS,
   type Captured,
@@ -20,8 +20,8 @@ import {
   type ProcRead,
   type RouteTarget,
   type TcQdiscJson,
-} from '../snapshot/kernel-types.js';
-import type { EnvPart, HostResolution, NetworkPart } from '../snapshot/types.js';
+} from '../model/snapshot/kernel-types.js';
+import type { EnvPart, HostResolution, NetworkPart } from '../model/snapshot/types.js';
 import type { Root } from './root.js';
 import type { CommandSpec, Runner } from './runner.js';
 

@@ -4,7 +4,7 @@
 // are not up and running, so it is only a last resort (with a warning).
 
 import { networkInterfaces } from 'node:os';
-import type { AddressInfo, LinkFlag, LinkInfo, NetworkPart, ProbeWarning } from '../snapshot/types.js';
+import type { AddressInfo, LinkFlag, LinkInfo, NetworkPart, ProbeWarning } from '../model/snapshot/types.js';
 import type { Root } from './root.js';
 import type { Runner } from './runner.js';
 

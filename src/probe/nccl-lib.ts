@@ -3,7 +3,7 @@
 // (site-packages/nvidia/nccl/lib, version from the dist-info), conda, the
 // dynamic loader cache, system and CUDA directories, and Debian's package db.
 
-import type { LibraryCandidate, NcclLibraryPart } from '../snapshot/types.js';
+import type { LibraryCandidate, NcclLibraryPart } from '../model/snapshot/types.js';
 import type { Root } from './root.js';
 import type { Runner } from './runner.js';
 

@@ -3,26 +3,7 @@
 // Read from /sys/bus/pci/devices under the root.
 
 import type { Root } from './root.js';
-
-export interface PciFunctionInfo {
-  bdf: string;
-  /** e.g. 0x020000 (Ethernet), 0x020700 (InfiniBand), 0x030200 (3D controller). */
-  class: string;
-  vendor: string;
-  device: string;
-  /** -1 when the platform does not say. */
-  numaNode: number | null;
-  driver: string | null;
-  /** Netdevs under <function>/net. */
-  netdevs: string[];
-}
-
-export interface PciPart {
-  /** Whether /sys/bus/pci/devices could be listed. */
-  present: boolean;
-  nics: PciFunctionInfo[];
-  gpus: PciFunctionInfo[];
-}
+import type { PciFunctionInfo, PciPart } from '../model/snapshot/pci.js';
 
 const NVIDIA = '0x10de';
 

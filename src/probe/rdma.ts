@@ -15,7 +15,7 @@ import type {
   RdmaPart,
   RdmaPort,
   SysfsRead,
-} from '../snapshot/rdma-types.js';
+} from '../model/snapshot/rdma-types.js';
 import type { Root } from './root.js';
 
 export const IB_CLASS = '/sys/class/infiniband';

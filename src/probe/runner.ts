@@ -3,6 +3,8 @@
 // is read from DIR/commands/<record> instead (see docs/snapshot.md).
 
 import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Root } from './root.js';
 
 export interface CommandSpec {
@@ -49,4 +51,19 @@ export function recordedRunner(root: Root): Runner {
 
 export function runnerFor(root: Root): Runner {
   return root.isLive ? liveRunner() : recordedRunner(root);
+}
+
+/** Where a command is on PATH, or null. */
+export function which(cmd: string, path = process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin'): string | null {
+  for (const dir of path.split(':')) {
+    if (!dir) continue;
+    const p = join(dir, cmd);
+    try {
+      const st = statSync(p);
+      if (st.isFile() && st.mode & 0o111) return p;
+    } catch {
+      /* not here */
+    }
+  }
+  return null;
 }

@@ -1,34 +1,14 @@
 // Doctor reports: text (flutter-doctor style marks), JSON, and the Prometheus
 // textfile-collector format for node_exporter.
 
-import type { DoctorRun } from '../checks/run.js';
-import { FAMILY_TITLE, SEVERITY_RANK, type Check, type CheckResult, type Family, type Severity } from '../checks/types.js';
-import { versionString } from '../nccl/versions.js';
+import type { DoctorRun } from '../model/doctor/types.js';
+import { versionString } from '../model/nccl/versions.js';
+import { countResults, exitCodeFor, FAMILY_TITLE, worstSeverity, type CheckInfo, type Family, type Severity } from '../model/result/types.js';
+import { fixLines, remediationJson, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
 
-export interface DoctorCounts {
-  errors: number;
-  warnings: number;
-  ok: number;
-  info: number;
-  unknown: number;
-}
-
-export function countResults(results: CheckResult[]): DoctorCounts {
-  const c: DoctorCounts = { errors: 0, warnings: 0, ok: 0, info: 0, unknown: 0 };
-  for (const r of results) {
-    if (r.severity === 'error') c.errors++;
-    else if (r.severity === 'warn') c.warnings++;
-    else if (r.severity === 'ok') c.ok++;
-    else if (r.severity === 'info') c.info++;
-    else c.unknown++;
-  }
-  return c;
-}
-
-export function exitCodeFor(results: CheckResult[]): number {
-  return results.some((r) => r.severity === 'error') ? 1 : 0;
-}
+export { countResults, exitCodeFor };
+export type { Counts as DoctorCounts } from '../model/result/types.js';
 
 const MARK: Record<Severity, string> = { ok: '✓', info: 'i', warn: '!', error: '✗', unknown: '?' };
 
@@ -56,8 +36,8 @@ export function renderDoctorText(run: DoctorRun, s: Style, verbose: boolean): st
       if (!verbose) continue;
       if (r.why) out.push(`      ${s.dim('why:')} ${r.why}`);
       for (const e of r.evidence) out.push(`      ${s.dim(`${e.kind === 'command' ? '$' : e.kind === 'file' ? 'file' : 'from'} ${e.source}:`)} ${e.value}`);
-      if (r.remediation) out.push(`      ${s.dim('fix:')} ${r.remediation}`);
-      if (r.fixIds.length) out.push(`      ${s.dim('ncclx fix --only')} ${r.fixIds.join(',')}`);
+      out.push(...fixLines(remediationLines(r.remediation && { ...r.remediation, fixIds: [] }), s));
+      if (r.remediation?.fixIds?.length) out.push(`      ${s.dim('ncclx fix --only')} ${r.remediation.fixIds.join(',')}`);
     }
   }
   const c = countResults(run.results);
@@ -73,7 +53,7 @@ export function doctorJson(run: DoctorRun) {
   const h = header(run);
   const byId = new Map(run.checks.map((c) => [c.id, c] as const));
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     host: h.host,
     ncclVersion: h.version,
     profile: h.profile,
@@ -88,8 +68,8 @@ export function doctorJson(run: DoctorRun) {
       summary: r.summary,
       evidence: r.evidence,
       why: r.why || null,
-      remediation: r.remediation,
-      fixIds: r.fixIds,
+      remediation: remediationJson(r.remediation),
+      fixIds: r.remediation?.fixIds ?? [],
     })),
     warnings: run.context.snapshot.warnings,
   };
@@ -106,10 +86,7 @@ export function renderPrometheus(run: DoctorRun, now = Date.now()): string {
     '# HELP ncclx_check ncclx doctor check result: the severity label is the worst result of the check (value always 1).',
     '# TYPE ncclx_check gauge',
   ];
-  const worst = (c: Check): Severity => {
-    const rs = run.results.filter((r) => r.checkId === c.id);
-    return rs.reduce<Severity>((w, r) => (SEVERITY_RANK[r.severity] > SEVERITY_RANK[w] ? r.severity : w), 'ok');
-  };
+  const worst = (c: CheckInfo): Severity => worstSeverity(run.results.filter((r) => r.checkId === c.id));
   for (const c of run.checks) {
     lines.push(`ncclx_check{id="${promLabel(c.id)}",family="${c.family}",severity="${worst(c)}",host="${promLabel(h.host)}"} 1`);
   }

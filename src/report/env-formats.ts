@@ -2,17 +2,16 @@
 // interface and device names may contain `$ ; ( '` and other characters Linux
 // allows: pasting the output must set exactly these variables, nothing else.
 
-import { shQuote } from './quote.js';
+import type { EnvVar } from '../model/advice/env-plan.js';
+import { UserError } from '../model/errors.js';
+import { shQuote } from '../model/shell/quote.js';
+
+export type { EnvVar };
 
 export type EnvFormat = 'bash' | 'fish' | 'dotenv' | 'json' | 'nccl-conf' | 'k8s';
 export const ENV_FORMATS: EnvFormat[] = ['bash', 'fish', 'dotenv', 'json', 'nccl-conf', 'k8s'];
 
-export interface EnvVar {
-  name: string;
-  value: string;
-}
-
-export class EnvFormatError extends Error {}
+export class EnvFormatError extends UserError {}
 
 /** fish: inside single quotes only \\ and \' are escapes. */
 export function fishQuote(s: string): string {

@@ -1,8 +1,9 @@
 // Plain-text rendering of an ExplainReport.
 
-import type { ExplainReport } from '../commands/explain-model.js';
-import type { Finding } from '../nccl/socket-findings.js';
-import type { ConsumerResult, TraceEntry } from '../nccl/socket.js';
+import { findingJson, fixLines, remediationLines } from './remediation.js';
+import type { ExplainReport } from '../model/nccl/explain.js';
+import type { Finding } from '../model/nccl/socket-findings.js';
+import type { ConsumerResult, TraceEntry } from '../model/nccl/socket.js';
 import type { Style } from './style.js';
 
 const LABEL: Record<string, string> = {
@@ -40,7 +41,7 @@ export function renderTrace(r: ConsumerResult, s: Style, indent = '  '): string[
 
 export function renderFinding(f: Finding, s: Style): string[] {
   const mark = f.severity === 'error' ? s.err('✗') : f.severity === 'warn' ? s.warn('!') : s.dim('i');
-  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, `      ${s.dim('fix:')} ${f.fix}`];
+  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s)];
 }
 
 export function renderExplain(r: ExplainReport, s: Style, verbose: boolean): string {
@@ -81,4 +82,9 @@ export function renderExplain(r: ExplainReport, s: Style, verbose: boolean): str
   }
   for (const w of r.warnings) out.push(s.warn(`warning: ${w}`));
   return out.join('\n') + '\n';
+}
+
+/** `explain --json` (docs/explain-json.md): the report, each finding with its remediation as data and as text. */
+export function explainJson(r: ExplainReport) {
+  return { ...r, findings: r.findings.map(findingJson) };
 }

@@ -1,9 +1,9 @@
 // Text for `ncclx fix`: the plan as a dry run (every command quoted for
 // pasting) and the progress lines of an apply or a rollback.
 
-import { commandsFor } from '../fix/ops.js';
-import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../fix/types.js';
-import { shJoin } from './quote.js';
+import { commandsFor } from '../model/fix/describe.js';
+import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../model/fix/types.js';
+import { shJoin } from '../model/shell/quote.js';
 import type { Style } from './style.js';
 
 const MARK: Record<string, string> = { error: '✗', warn: '!', info: 'i', unknown: '?' };

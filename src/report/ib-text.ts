@@ -1,10 +1,11 @@
 // Plain-text rendering of an IbReport: the port table, the show_gids-style
 // GID table and the ibdev2netdev-style map.
 
-import type { DeviceReport, IbReport, PortReport } from '../commands/ib-model.js';
-import { gidIPv4, parseGid, typeLabel } from '../nccl/gid.js';
-import type { Finding } from '../nccl/socket-findings.js';
-import type { RdmaPart } from '../snapshot/rdma-types.js';
+import { findingJson, fixLines, remediationLines } from './remediation.js';
+import type { DeviceReport, IbReport, PortReport } from '../model/nccl/ib-report.js';
+import { gidIPv4, parseGid, typeLabel } from '../model/nccl/gid.js';
+import type { Finding } from '../model/nccl/socket-findings.js';
+import type { RdmaPart } from '../model/snapshot/rdma-types.js';
 import type { Style } from './style.js';
 
 /** Pad to a width measured in characters (no colour codes inside). */
@@ -33,7 +34,7 @@ function ncclCell(p: PortReport, virtualNets: Set<number>): string {
 
 export function renderFinding(f: Finding, s: Style): string[] {
   const mark = f.severity === 'error' ? s.err('✗') : f.severity === 'warn' ? s.warn('!') : s.dim('i');
-  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, `      ${s.dim('fix:')} ${f.fix}`];
+  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s)];
 }
 
 function transportLine(r: IbReport, s: Style): string {
@@ -228,4 +229,9 @@ export function renderMap(rows: MapRow[], verbose: boolean): string {
       .map((m) => `${m.dev} port ${m.port} ==> ${m.netdev ?? '(none)'} (${m.state ?? (m.netdev ? '?' : 'no netdev')})${verbose ? `  [${m.linkLayer ?? '?'}, port ${m.portState ?? '?'}]` : ''}`)
       .join('\n') + '\n'
   );
+}
+
+/** `ib --json` (docs/ib-json.md): the report, each finding with its remediation as data and as text. */
+export function ibJson(r: IbReport) {
+  return { ...r, findings: r.findings.map(findingJson) };
 }

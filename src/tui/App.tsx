@@ -4,10 +4,9 @@
 import { Box, Text, useApp, useStdout } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { writeFileSync } from 'node:fs';
-import type { Check, CheckOptions } from '../checks/types.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
+import type { Check, CheckOptions } from '../model/doctor/types.js';
+import type { NodeSnapshot } from '../model/snapshot/types.js';
 import type { FixApi } from './fix-api.js';
-import { loadFixApi } from './fix-api.js';
 import { Footer } from './Footer.js';
 import { Header, LoadingHeader } from './Header.js';
 import { Help } from './Help.js';
@@ -106,7 +105,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
   // The fix library is loaded when the Fixes view is first shown.
   useEffect(() => {
     if (view !== 'fixes' || fixes) return;
-    (fixApi ?? loadFixApi)()
+    (fixApi ?? (() => Promise.reject(new Error('fixes are not available here'))))()
       .then((api) => setFixes({ api }))
       .catch((e: unknown) => setFixes({ api: null, error: e instanceof Error ? e.message : String(e) }));
   }, [view, fixes, fixApi]);

@@ -2,7 +2,7 @@
 // and the overall verdict.
 
 import { Box, Text } from 'ink';
-import { versionString } from '../nccl/versions.js';
+import { versionString } from '../model/nccl/versions.js';
 import type { Model, NodeSource } from './model.js';
 import { verdict } from './model.js';
 import { useColor } from './screen.js';

@@ -1,8 +1,9 @@
-// What the Fixes view needs from `ncclx fix` (src/fix/index.ts), as an
-// interface so tests can hand the view a fake that records what it was asked.
+// What the Fixes view needs from `ncclx fix` (src/commands/fix-api.ts), as an
+// interface: `ncclx doctor` hands the real one in (the UI never imports the
+// command layer), tests a fake that records what it was asked.
 
-import type { DoctorRun } from '../checks/run.js';
-import type { ApplyEvent, ApplyOutcome, Fix, FixPlan, OpSpec } from '../fix/types.js';
+import type { DoctorRun } from '../model/doctor/types.js';
+import type { ApplyEvent, ApplyOutcome, Fix, FixPlan, OpSpec } from '../model/fix/types.js';
 
 export interface FixApi {
   proposeFixes(run: DoctorRun, opts?: { source?: { live: boolean; root: string } }): Promise<FixPlan>;
@@ -12,10 +13,4 @@ export interface FixApi {
   preflight(fixes: Fix[], opts?: { live?: boolean }): string[];
   applyPlan(fixes: Fix[], opts: { journal?: string; onEvent?: (e: ApplyEvent) => void }): Promise<ApplyOutcome>;
   rollbackJournal(path: string, opts: { onEvent?: (e: ApplyEvent) => void }): Promise<ApplyOutcome>;
-}
-
-/** The real implementation, loaded only when the Fixes view needs it. */
-export async function loadFixApi(): Promise<FixApi> {
-  const fix = await import('../fix/index.js');
-  return fix satisfies FixApi;
 }

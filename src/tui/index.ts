@@ -2,18 +2,9 @@
 // (the JSON and text paths never import Ink or React). This module imports
 // neither itself: it prepares the environment, then loads the UI.
 
-import type { Check, CheckOptions } from '../checks/types.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
-import type { NodeSource } from './model.js';
+import type { TuiOptions } from './options.js';
 
-export interface TuiOptions {
-  /** Reads the node (or loads the snapshot); `onStep` reports what is being read. */
-  load: (onStep: (what: string) => void) => Promise<NodeSnapshot>;
-  checks: Check[];
-  options: CheckOptions;
-  source: NodeSource;
-  color: boolean;
-}
+export type { TuiOptions };
 
 /** Runs the UI until the user quits; resolves with the doctor's exit code for the node. */
 export async function runTui(o: TuiOptions): Promise<number> {

@@ -5,7 +5,7 @@ import chalk from 'chalk';
 import { render } from 'ink';
 import { exitCodeFor } from '../report/doctor.js';
 import { App } from './App.js';
-import type { TuiOptions } from './index.js';
+import type { TuiOptions } from './options.js';
 import { verdict, type Model } from './model.js';
 import { sourceLabel } from './Header.js';
 

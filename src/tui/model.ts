@@ -3,15 +3,17 @@
 // The what-if editor changes NCCL variables and the version; each change is a
 // new input to the same functions, memoized per input. No React, no I/O.
 
-import { makeContext, runDoctor, type DoctorRun } from '../checks/run.js';
-import type { Check, CheckOptions, CheckResult, Severity } from '../checks/types.js';
-import { explain, type ExplainReport } from '../commands/explain-model.js';
-import { ibModel, type IbModel } from '../commands/ib-model.js';
-import { originLabel } from '../nccl/conf.js';
-import { versionString } from '../nccl/versions.js';
-import { countResults, exitCodeFor } from '../report/doctor.js';
-import { shExport, shQuote } from '../report/quote.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
+import { runDoctor } from '../checks/run.js';
+import { makeContext } from '../model/doctor/context.js';
+import type { Check, CheckOptions, DoctorRun } from '../model/doctor/types.js';
+import type { CheckResult, Severity } from '../model/result/types.js';
+import { explain, type ExplainReport } from '../model/nccl/explain.js';
+import { ibModel, type IbModel } from '../model/nccl/ib-report.js';
+import { originLabel } from '../model/nccl/conf.js';
+import { versionString } from '../model/nccl/versions.js';
+import { countResults, exitCodeFor } from '../model/result/types.js';
+import { shExport, shQuote } from '../model/shell/quote.js';
+import type { NodeSnapshot } from '../model/snapshot/types.js';
 
 /** Where the data came from: applying fixes is allowed only on the live node. */
 export type NodeSource = { kind: 'live' } | { kind: 'root'; path: string } | { kind: 'snapshot'; path: string };

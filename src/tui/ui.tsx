@@ -3,7 +3,7 @@
 
 import { Box, Text } from 'ink';
 import { type ReactNode } from 'react';
-import type { Severity } from '../checks/types.js';
+import type { Severity } from '../model/result/types.js';
 import { useColor, type ColorName } from './screen.js';
 
 export const MARKS: Record<Severity, string> = { ok: '[✓]', info: '[i]', warn: '[!]', error: '[✗]', unknown: '[?]' };

@@ -1,13 +1,13 @@
 // The built binary, as a user runs it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { snapshotOf, link } from '../unit/helpers.js';
 
 const CLI = join(__dirname, '../../dist/cli.js');
-const tmp = mkdtempSync(join(tmpdir(), 'ncclx-cli-'));
+const tmp = tempDir('ncclx-cli-');
 function ncclx(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1', ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
@@ -76,11 +76,27 @@ describe('bad input', () => {
   it('unknown option: exit 2', () => {
     expect(ncclx(['explain', '--bogus']).code).toBe(2);
   });
-  it('garbage in a variable never crashes', () => {
-    for (const v of ['[', '[]', '[%]:', ':::', '\u00e9', ',,,', '^=^=', 'x'.repeat(300)]) {
+  it('garbage in a variable never crashes, and is read and judged, not dropped', () => {
+    // The NCCL_SOCKET_IFNAME finding each value must give (nccl-behavior.md §1.1, §1.3).
+    const cases: [string, string][] = [
+      ['[', 'SOCK-005'], // one character: ignored by NCCL
+      ['[]', 'SOCK-011'], // a name that matches nothing
+      ['[%]:', 'SOCK-011'],
+      [':::', 'SOCK-017'], // entries with empty names are dropped
+      ['\u00e9', 'SOCK-011'],
+      [',,,', 'SOCK-003'], // no entry left: the empty list matches everything, lo included
+      ['^=^=', 'SOCK-013'], // an exclusion list that re-admits lo
+      ['x'.repeat(300), 'SOCK-017'], // longer than NCCL's 63-character field
+    ];
+    for (const [v, ifnameFinding] of cases) {
       const r = ncclx(['explain', '--json', '--nccl-version', '2.30.7'], { NCCL_SOCKET_IFNAME: v, NCCL_COMM_ID: v, NCCL_SOCKET_FAMILY: v });
       expect(r.code === 0 || r.code === 1).toBe(true);
-      expect(() => JSON.parse(r.out)).not.toThrow();
+      const j = JSON.parse(r.out);
+      for (const name of ['NCCL_SOCKET_IFNAME', 'NCCL_COMM_ID', 'NCCL_SOCKET_FAMILY']) expect(j.inputs[name].value).toBe(v);
+      const ids: string[] = j.findings.map((f: { id: string }) => f.id);
+      expect(ids, v).toContain('SOCK-006'); // NCCL_SOCKET_FAMILY is neither AF_INET nor AF_INET6
+      expect(ids.some((id) => ['SOCK-007', 'SOCK-019', 'SOCK-020'].includes(id)), v).toBe(true); // NCCL_COMM_ID is judged
+      expect(ids, v).toContain(ifnameFinding);
     }
   });
 });

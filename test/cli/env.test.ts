@@ -1,14 +1,14 @@
 // `ncclx env` as a user runs it: the exports, pasted into a shell, set exactly these values.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { link, snapshotOf } from '../unit/helpers.js';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const FIX = join(__dirname, '../fixtures');
-const tmp = mkdtempSync(join(tmpdir(), 'ncclx-env-'));
+const tmp = tempDir('ncclx-env-');
 const ncclx = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
 
 describe('socket exports with names Linux allows', () => {

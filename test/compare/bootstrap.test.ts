@@ -2,8 +2,8 @@
 // root (the NCCL_COMM_ID address, or the MASTER_ADDR node's own bootstrap
 // address), through the node's captured routes.
 import { describe, expect, it } from 'vitest';
-import type { IpRouteJson } from '../../src/snapshot/kernel-types.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import type { IpRouteJson } from '../../src/model/snapshot/kernel-types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { byId, cluster, compare } from './helpers.js';
 
 /** Put eno1 on another network: its address, its connected route, and a default route (or none). */

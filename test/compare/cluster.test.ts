@@ -2,6 +2,7 @@
 // the symmetric set, the rail plan and the consistency checks, each fault on
 // its own. Expected values come from the scenario, not from ncclx.
 import { describe, expect, it } from 'vitest';
+import { fixText } from '../helpers/remediation.js';
 import { byId, clone, cluster, compare, problems } from './helpers.js';
 
 describe('a healthy cluster', () => {
@@ -35,7 +36,7 @@ describe('symmetric set', () => {
     const f = byId(r, 'CMP-020')[0]!;
     expect(f.severity).toBe('warn');
     expect(f.nodes).toEqual(['gpu00003']);
-    expect(f.remediation).toContain("Fix or leave out 1 node (gpu00003) and use export RDMA_PEER_IFACES='enp24s0np0");
+    expect(fixText(f)).toContain("Fix or leave out 1 node (gpu00003) and use export RDMA_PEER_IFACES='enp24s0np0");
     // NCCL sees 7 devices there: a count mismatch, an error.
     const c = byId(r, 'CMP-030')[0]!;
     expect(c.severity).toBe('error');
@@ -154,7 +155,7 @@ describe('consistency', () => {
   it('an NCCL_* setting on one node only: a warning with the value to use everywhere; NCCL_COMM_ID: an error', async () => {
     const snaps = await cluster(3, { 0: 'nccl-setting' });
     let r = compare(snaps);
-    expect(byId(r, 'CMP-011')[0]).toMatchObject({ severity: 'warn', nodes: ['gpu00001'], summary: 'NCCL_IB_TIMEOUT differs: (unset) on 2 nodes, "23" on gpu00001', remediation: 'unset NCCL_IB_TIMEOUT on gpu00001' });
+    expect(byId(r, 'CMP-011')[0]).toMatchObject({ severity: 'warn', nodes: ['gpu00001'], summary: 'NCCL_IB_TIMEOUT differs: (unset) on 2 nodes, "23" on gpu00001', remediation: { advice: 'On gpu00001', env: { NCCL_IB_TIMEOUT: null } } });
     const c = snaps.map(clone);
     c.forEach((s, i) => (s.env.process['NCCL_COMM_ID'] = i === 2 ? '172.16.0.9:5000' : '172.16.0.2:5000'));
     r = compare(c);

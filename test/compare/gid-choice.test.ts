@@ -1,10 +1,10 @@
 // The remembered GID choice is selectGid's answer: on every fixture port, for
 // every modelled behaviour of the walk, and on random tables.
 import { describe, expect, it } from 'vitest';
-import { chooseGid, tableShape } from '../../src/compare/gid-choice.js';
-import { readGidParams, selectGid } from '../../src/nccl/gid.js';
-import { parseVersion, profileFor } from '../../src/nccl/versions.js';
-import type { GidEntry } from '../../src/snapshot/rdma-types.js';
+import { chooseGid, tableShape } from '../../src/model/compare/gid-choice.js';
+import { readGidParams, selectGid } from '../../src/model/nccl/gid.js';
+import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';
+import type { GidEntry } from '../../src/model/snapshot/rdma-types.js';
 import { template } from './helpers.js';
 
 const VERSIONS = ['2.20.3', '2.21.5', '2.22.3', '2.25.1', '2.26.2', '2.28.3', '2.30.7'];

@@ -1,12 +1,12 @@
 // Clusters for compare tests: fixture nodes read as `ncclx snapshot --root`
 // reads them, re-addressed per node by src/compare/generate.ts.
 import { join } from 'node:path';
-import { compareNodes, type CompareReport } from '../../src/compare/analyze.js';
-import { nodeFacts, type FactsOptions } from '../../src/compare/facts.js';
+import { compareNodes, type CompareReport } from '../../src/model/compare/analyze.js';
+import { nodeFacts, type FactsOptions } from '../../src/model/compare/facts.js';
 import { clusterNode, meshNode, prepareTemplate, type Fault, type TemplateInfo } from '../../src/compare/generate.js';
-import type { CompareFinding, NodeFacts } from '../../src/compare/types.js';
+import type { CompareFinding, NodeFacts } from '../../src/model/compare/types.js';
 import { probeNode } from '../../src/probe/index.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 
 export const FIXTURES = join(__dirname, '..', 'fixtures');
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshotFile, parseSnapshotBytes, reduce } from '../../src/compare/load.js';
-import { validateSnapshot } from '../../src/snapshot/schema.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import { validateSnapshot } from '../../src/model/snapshot/schema.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { probeNode } from '../../src/probe/index.js';
 import { FIXTURES } from './helpers.js';
 

@@ -2,7 +2,7 @@
 // the mesh-direct fixture: which port faces which peer, pairs without a cable,
 // and what NCCL needs — by version (subnet-aware routing exists from 2.30.7).
 import { describe, expect, it } from 'vitest';
-import { detectMesh } from '../../src/compare/mesh.js';
+import { detectMesh } from '../../src/model/compare/mesh.js';
 import { byId, cluster, compare, facts, mesh } from './helpers.js';
 
 describe('mesh reachability', () => {
@@ -40,7 +40,7 @@ describe('mesh reachability', () => {
     const f = byId(r, 'CMP-041')[0]!;
     expect(f.severity).toBe('error');
     expect(f.summary).toMatch(/^NCCL 2\.28\.3 on spark-a, spark-b, spark-c has no subnet-aware routing \(added in 2\.30\.7\)/);
-    expect(f.remediation).toContain('Upgrade NCCL to 2.30.7 or newer, then: export NCCL_IB_SUBNET_AWARE_ROUTING=1; export NCCL_IB_MERGE_NICS=0; export NCCL_CROSS_NIC=1');
+    expect(f.remediation).toEqual({ advice: 'Upgrade NCCL to 2.30.7 or newer, then', env: { NCCL_IB_SUBNET_AWARE_ROUTING: '1', NCCL_IB_MERGE_NICS: '0', NCCL_CROSS_NIC: '1', NCCL_IB_SUBNET_PREFIX_LEN: '30' } });
     expect(r.mesh!.subnetAwareRouting).toBe(false);
   });
 
@@ -67,7 +67,7 @@ describe('mesh reachability', () => {
     const f = byId(r, 'CMP-042')[0]!;
     expect(f.severity).toBe('error');
     expect(f.summary).toMatch(/^at \/24 NCCL cannot tell 10\.0\.0\.0\/30 and .* apart/);
-    expect(f.remediation).toBe('export NCCL_IB_SUBNET_PREFIX_LEN=30');
+    expect(f.remediation).toEqual({ env: { NCCL_IB_SUBNET_PREFIX_LEN: '30' } });
     expect(r.mesh!.subnetPrefixLen).toMatchObject({ linkPrefixes: [30], recommended: 30 });
     for (const s of snaps) s.env.process['NCCL_IB_SUBNET_PREFIX_LEN'] = '30';
     r = compare(snaps, { ncclVersion: '2.30.7' });

@@ -30,7 +30,7 @@ interface Result {
   severity: Severity;
   summary: string;
   evidence: Evidence[];
-  remediation: string | null;
+  remediation: { env: Record<string, string | null>; commands: string[][]; advice: string | null; fixIds: string[] } | null;
   fixIds: string[];
 }
 interface DoctorJson {
@@ -208,13 +208,14 @@ describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => 
     expect(r!.summary).toMatch(/^8 RDMA netdevs share 172\.16\.0\.0\/24: enp12s0np0, enp42s0np0, .*enp213s0np0/);
     expect(r!.evidence.map((e) => e.source)).toContain('mlx5_0:1 → enp12s0np0');
     expect(r!.fixIds).toEqual(['arp-sysctl', 'policy-routing']);
+    expect(r!.remediation!.fixIds).toEqual(['arp-sysctl', 'policy-routing']);
   });
   it('ARP-002 reads conf/all and conf/<rail> and combines them as the kernel does', () => {
     const r = of(j(), 'ARP-002', 'error').find((x) => x.summary.startsWith('enp42s0np0:'))!;
     expect(r.summary).toMatch(/arp_announce=0.*arp_ignore=0.*arp_filter=0/);
     expect(r.evidence).toContainEqual({ kind: 'file', source: '/proc/sys/net/ipv4/conf/all/arp_announce', value: '0' });
     expect(r.evidence).toContainEqual({ kind: 'file', source: '/proc/sys/net/ipv4/conf/enp42s0np0/arp_ignore', value: '0 (effective 0 = max(all, if))' });
-    expect(r.remediation).toBe('sysctl -w net/ipv4/conf/enp42s0np0/arp_announce=2 net/ipv4/conf/enp42s0np0/arp_ignore=1 net/ipv4/conf/enp42s0np0/arp_filter=1');
+    expect(r.remediation!.commands).toEqual([['sysctl', '-w', 'net/ipv4/conf/enp42s0np0/arp_announce=2', 'net/ipv4/conf/enp42s0np0/arp_ignore=1', 'net/ipv4/conf/enp42s0np0/arp_filter=1']]);
   });
   it('ARP-003: the distro\'s loose rp_filter=2 is safe', () => {
     expect(of(j(), 'ARP-003').map((r) => r.severity)).toEqual(['ok']);
@@ -222,7 +223,9 @@ describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => 
   it('ARP-004: the routing lookup from each rail\'s address ends on enp12s0np0 (first connected route)', () => {
     const r = of(j(), 'ARP-004', 'warn').find((x) => x.summary.startsWith('enp213s0np0:'))!;
     expect(r.summary).toMatch(/172\.16\.0\.18 → enp12s0np0/);
-    expect(r.remediation).toMatch(/^ip rule add from 172\.16\.0\.18 lookup \d+ && ip route replace 172\.16\.0\.0\/24 dev enp213s0np0 src 172\.16\.0\.18 table \d+$/);
+    const [route, rule] = r.remediation!.commands;
+    expect(route).toEqual(['ip', 'route', 'replace', '172.16.0.0/24', 'dev', 'enp213s0np0', 'src', '172.16.0.18', 'table', expect.stringMatching(/^\d+$/)]);
+    expect(rule).toEqual(['ip', 'rule', 'add', 'from', '172.16.0.18', 'lookup', route![9]]);
   });
 
   it('after the printed remediations (sysctl -w, ip rule add, ip route replace) ARP is healthy and the exit code 0', () => {
@@ -236,9 +239,9 @@ describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => 
       const routes = JSON.parse(readFileSync(routesFile, 'utf8')) as Record<string, unknown>[];
       const commands = j()
         .results.filter((r) => r.id.startsWith('ARP-') && r.remediation)
-        .flatMap((r) => r.remediation!.split(' && '));
-      for (const cmd of commands) {
-        const w = cmd.split(' ');
+        .flatMap((r) => r.remediation!.commands);
+      for (const w of commands) {
+        const cmd = w.join(' ');
         if (w[0] === 'sysctl' && w[1] === '-w') {
           for (const kv of w.slice(2)) {
             const [key, value] = kv.split('=');
@@ -273,8 +276,7 @@ describe('RoCE netdevs without IPv4: left out of the candidate set', () => {
   it('ib8-storage: the uncabled storage ports, by netdev and HCA port; the peer line keeps the others', () => {
     const j = runs['ib8-storage']!.j;
     expect(of(j, 'CAND-001', 'warn').map((r) => r.summary.split(' is left out')[0])).toEqual(['enp41s0f1np1 (mlx5_5:1)', 'enp170s0f1np1 (mlx5_11:1)']);
-    const line = of(j, 'CAND-001', 'ok')[0]!.remediation!;
-    expect(line).toMatch(/^export RDMA_PEER_IFACES=/);
+    const line = of(j, 'CAND-001', 'ok')[0]!.remediation!.env['RDMA_PEER_IFACES']!;
     expect(line).toContain('enp41s0f0np0');
     expect(line).not.toContain('enp41s0f1np1');
     // The automatic GID choice only matters on ports NCCL uses; these are DOWN and skipped (IB-009).

@@ -2,14 +2,13 @@
 // it promises. SOCK-031 pins NCCL_SOCKET_IFNAME to the rails: fed back to
 // `ncclx explain`, the pinned value must select exactly those rails.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const FIX = join(__dirname, '../fixtures');
-const HOME = mkdtempSync(join(tmpdir(), 'ncclx-rem-home-'));
+const HOME = tempDir('ncclx-rem-home-');
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'], HOME } });
@@ -21,9 +20,8 @@ describe('SOCK-031 remediation', () => {
   it('pins every rail: NCCL reads one "=" for the whole list, so "=net1,=net2" would keep net1 only', () => {
     const doc = cli(['doctor', '--json', '--root', join(FIX, 'sandbox'), '--nccl-version', '2.28.3', '--only', 'SOCK-031']);
     const r = doc.results.find((x: { id: string; severity: string }) => x.id === 'SOCK-031' && x.severity === 'warn');
-    const m = /^export NCCL_SOCKET_IFNAME='([^']*)'$/.exec(r.remediation);
-    expect(m?.[1]).toBe('=net1,net2');
-    const ex = cli(['explain', '--json', '--root', join(FIX, 'sandbox'), '--nccl-version', '2.28.3', '--ifname', m![1]!]);
+    expect(r.remediation.env).toEqual({ NCCL_SOCKET_IFNAME: '=net1,net2' });
+    const ex = cli(['explain', '--json', '--root', join(FIX, 'sandbox'), '--nccl-version', '2.28.3', '--ifname', r.remediation.env.NCCL_SOCKET_IFNAME]);
     expect(ex.socket.selected.map((s: { name: string }) => s.name)).toEqual(['net1', 'net2']);
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyFixes, rollbackJournal, type Journal } from '../../src/fix/apply.js';
 import type { Host } from '../../src/fix/host.js';
-import type { ApplyEvent, Fix, OpSpec } from '../../src/fix/types.js';
+import type { ApplyEvent, Fix, OpSpec } from '../../src/model/fix/types.js';
 
 /** /proc/sys and files in a Map. `reject` keys fail on write; `clamp` keys silently keep their value. */
 function memoryHost(files: Record<string, string>, o: { reject?: string[]; clamp?: string[] } = {}) {

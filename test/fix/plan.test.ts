@@ -1,16 +1,15 @@
 // The planner on the fixture nodes (through the built CLI, dry run) and its
-// pure parts: file merges, rule combinations, remediation parsing.
+// pure parts: file merges and rule combinations.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
-import { markRules } from '../../src/fix/ops.js';
-import { mergeNcclConf, mergeSysctlConf, remediationExports } from '../../src/fix/plan.js';
+import { mergeNcclConf, mergeSysctlConf } from '../../src/fix/plan.js';
+import { markRules } from '../../src/model/fix/describe.js';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const FIX = join(__dirname, '../fixtures');
-const HOME = mkdtempSync(join(tmpdir(), 'ncclx-fix-home-'));
+const HOME = tempDir('ncclx-fix-home-');
 
 interface Plan {
   fixes: { id: string; ops: Record<string, unknown>[]; commands: string[]; notes: string[]; blocked: string | null; resolves: { checkId: string }[] }[];
@@ -159,13 +158,3 @@ describe('marking rules', () => {
   });
 });
 
-describe('remediation exports', () => {
-  it('reads export lines the way sh would', () => {
-    expect(remediationExports("export NCCL_IB_HCA='=mlx5_0:1,mlx5_1:1'")).toEqual([{ name: 'NCCL_IB_HCA', value: '=mlx5_0:1,mlx5_1:1' }]);
-    expect(remediationExports("Check cabling, or: export NCCL_SOCKET_IFNAME='a'\\''b' && export NCCL_IB_GID_INDEX=3")).toEqual([
-      { name: 'NCCL_SOCKET_IFNAME', value: "a'b" },
-      { name: 'NCCL_IB_GID_INDEX', value: '3' },
-    ]);
-    expect(remediationExports('sysctl -w x=1')).toEqual([]);
-  });
-});

@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kernelSuite, makeNamespace, ncclx, rdmaFixture, requireTools, type KNamespace } from './kernel-lib.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithTools, findTool, kernelSuite, makeNamespace, ncclx, rdmaFixture, type KNamespace } from './kernel-lib.js';
 import { sh } from './lib.js';
 
 const RUN = kernelSuite('fix.test.ts');
@@ -31,9 +31,10 @@ function kernelState(k: KNamespace, links: string[]) {
     rules: JSON.parse(k.exec(['ip', '-j', '-4', 'rule', 'show'])),
     routes: JSON.parse(k.exec(['ip', '-j', '-4', 'route', 'show', 'table', 'all'])),
     // Handles are ids the kernel hands out: a table restored by rollback has the same content under new handles.
-    nft: JSON.parse(k.exec(['nft', '-j', 'list', 'ruleset']), (key, v) => (key === 'handle' ? undefined : v)).nftables.filter((x: Record<string, unknown>) => !('metainfo' in x)),
-    iptables: k.exec(['iptables', '-w', '-t', 'mangle', '-S']),
-    ip6tables: k.exec(['ip6tables', '-w', '-t', 'mangle', '-S']),
+    // nftables and iptables only where installed: the preconditions suite must run without them.
+    nft: findTool('nft') ? JSON.parse(k.exec(['nft', '-j', 'list', 'ruleset']), (key, v) => (key === 'handle' ? undefined : v)).nftables.filter((x: Record<string, unknown>) => !('metainfo' in x)) : null,
+    iptables: findTool('iptables') ? k.exec(['iptables', '-w', '-t', 'mangle', '-S']) : null,
+    ip6tables: findTool('ip6tables') ? k.exec(['ip6tables', '-w', '-t', 'mangle', '-S']) : null,
     qdiscs: JSON.parse(k.exec(['tc', '-j', 'qdisc', 'show'])),
   };
 }
@@ -47,7 +48,7 @@ function baseline(k: KNamespace, links: string[], extra: Record<string, number> 
 const sysctl = (k: KNamespace, ifname: string, key: string) => k.exec(['cat', `/proc/sys/net/ipv4/conf/${ifname}/${key}`]).trim();
 
 if (RUN) {
-  describe('multi-rail ARP fixes planned by the doctor: apply, verify, apply again, roll back', () => {
+  describeWithTools(['ip', 'sysctl', 'unshare', 'mount', 'nft', 'iptables', 'tc'], 'multi-rail ARP fixes planned by the doctor: apply, verify, apply again, roll back', () => {
     let k: KNamespace;
     let fixture: string;
     const LINKS = ['eth0', 'ens1f0np0', 'ens2f0np0'];
@@ -57,7 +58,6 @@ if (RUN) {
     const fix = (args: string[]) => ncclx<PlanJson>(k, ['fix', ...VERSION, ...args], {}, fixture);
 
     beforeAll(async () => {
-      requireTools(['ip', 'sysctl', 'unshare', 'mount', 'nft', 'iptables', 'tc']);
       k = await makeNamespace([
         { name: 'eth0', addrs: ['192.168.78.5/24'] },
         { name: 'ens1f0np0', addrs: ['10.78.0.1/24'] },
@@ -155,7 +155,7 @@ if (RUN) {
     });
   });
 
-  describe('operations from a saved plan, one by one: apply, read back, roll back, read back', () => {
+  describeWithTools(['ip', 'nft', 'iptables', 'ip6tables', 'tc'], 'operations from a saved plan, one by one: apply, read back, roll back, read back', () => {
     let k: KNamespace;
     const ODD = 'r$d;(0';
     const LINKS = [ODD, 'ens1f0np0', 'ens2f0np0'];
@@ -168,7 +168,6 @@ if (RUN) {
     const plan = (id: string, ops: object[]) => ({ schema: 'ncclx.fix-plan/v1', host: 'test', fixes: [{ id, title: id, resolves: [], ops, notes: [], blocked: null }] });
 
     beforeAll(async () => {
-      requireTools(['ip', 'nft', 'iptables', 'ip6tables', 'tc']);
       k = await makeNamespace([
         { name: ODD, addrs: ['10.79.0.1/24'] },
         { name: 'ens1f0np0', addrs: ['10.79.1.1/24'] },
@@ -274,7 +273,7 @@ if (RUN) {
     });
   });
 
-  describe('fault injection: an operation in the middle fails, and every earlier change is undone', () => {
+  describeWithTools(['ip', 'nft', 'tc'], 'fault injection: an operation in the middle fails, and every earlier change is undone', () => {
     let k: KNamespace;
     const LINKS = ['ens1f0np0', 'ens2f0np0', 'ens3f0np0'];
     const ops = [
@@ -292,7 +291,6 @@ if (RUN) {
     };
 
     beforeAll(async () => {
-      requireTools(['ip', 'nft', 'tc']);
       k = await makeNamespace([
         { name: 'ens1f0np0', addrs: ['10.80.0.1/24'] },
         { name: 'ens2f0np0', addrs: ['10.80.0.2/24'] },
@@ -334,7 +332,7 @@ if (RUN) {
     });
   });
 
-  describe('end to end: DSCP marking seen on the wire by the receiving namespace', () => {
+  describeWithTools(['ip', 'nft'], 'end to end: DSCP marking seen on the wire by the receiving namespace', () => {
     let k: KNamespace;
     const PORT = '5201';
     let server: ReturnType<typeof spawn>;
@@ -350,7 +348,6 @@ if (RUN) {
     };
 
     beforeAll(async () => {
-      requireTools(['ip', 'nft']);
       k = await makeNamespace([{ name: 'ens1f0np0', addrs: ['10.81.0.1/24'] }]);
       sh(['ip', '-n', k.peer, 'addr', 'add', '10.81.0.2/24', 'dev', 'p0']);
       sh(['ip', '-n', k.peer, 'link', 'set', 'lo', 'up']);
@@ -395,14 +392,13 @@ if (RUN) {
     });
   });
 
-  describe('printed commands with odd interface names: pasting each runs exactly one command', () => {
+  describeWithTools(['ip', 'nft', 'tc', 'sysctl', 'sh'], 'printed commands with odd interface names: pasting each runs exactly one command', () => {
     let k: KNamespace;
     let fixture: string;
     // Legal Linux names: only '/', ':' and whitespace are forbidden.
     const A = 'r$d;(0';
     const B = 's;>pwn';
     beforeAll(async () => {
-      requireTools(['ip', 'nft', 'tc', 'sysctl', 'sh']);
       k = await makeNamespace([
         { name: A, addrs: ['10.82.0.1/24'] },
         { name: B, addrs: ['10.82.0.2/24'] },
@@ -439,10 +435,9 @@ if (RUN) {
     });
   });
 
-  describe('preconditions: not root, a tool missing — exit 2, a message naming it, nothing changed', () => {
+  describeWithTools(['ip', 'setpriv'], 'preconditions: not root, a tool missing — exit 2, a message naming it, nothing changed', () => {
     let k: KNamespace;
     beforeAll(async () => {
-      requireTools(['ip', 'setpriv']);
       k = await makeNamespace([
         { name: 'ens1f0np0', addrs: ['10.83.0.1/24'] },
         { name: 'ens2f0np0', addrs: ['10.83.0.2/24'] },
@@ -478,7 +473,7 @@ if (RUN) {
       // The namespace's private dist copy is readable by root only: run the checkout's own build as nobody.
       const cli = join(__dirname, '../../dist/cli.js');
       const res = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const c = spawn('ip', ['netns', 'exec', k.ns, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'fix', ...VERSION, '--apply', '--yes', '--only', 'dscp-marking', '--mark-iface', 'ens1f0np0', '--journal', join(k.dir, 'nobody.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env['PATH'], HOME: '/' } });
+        const c = spawn('ip', ['netns', 'exec', k.ns, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'fix', ...VERSION, '--apply', '--yes', '--only', 'qdisc-priority', '--mark-iface', 'ens1f0np0', '--rate', '1000', '--journal', join(k.dir, 'nobody.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env['PATH'], HOME: '/' } });
         let stderr = '';
         c.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
         c.on('close', (code) => resolve({ code, stderr }));

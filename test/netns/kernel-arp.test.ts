@@ -7,7 +7,8 @@
 
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doctor, kernelSuite, makeNamespace, rdmaFixture, requireTools, type KNamespace } from './kernel-lib.js';
+import { describeWithTools, doctor, kernelSuite, makeNamespace, rdmaFixture, type KNamespace } from './kernel-lib.js';
+import { pasteLines, type RemediationJson } from '../helpers/remediation.js';
 import { sh } from './lib.js';
 
 const RUN = kernelSuite('kernel-arp.test.ts');
@@ -26,21 +27,21 @@ function kernelRoute(k: KNamespace, dst: string, src: string): string {
   return (JSON.parse(k.exec(['ip', '-j', 'route', 'get', dst, 'from', src])) as { dev: string }[])[0]!.dev;
 }
 
-/** Paste a remediation into sh inside the namespace, exactly as printed. */
-function paste(k: KNamespace, remediation: string | null): void {
-  expect(remediation).toBeTruthy();
-  k.exec(['sh', '-c', remediation!]);
+/** Paste a remediation into sh inside the namespace, line by line, exactly as the report prints it. */
+function paste(k: KNamespace, remediation: RemediationJson | null): void {
+  const lines = pasteLines(remediation);
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) k.exec(['sh', '-c', line]);
 }
 
 if (RUN) {
-  describe('ARP-001..004 on two RDMA netdevs sharing 10.77.0.0/24', () => {
+  describeWithTools(['ip', 'sysctl', 'unshare', 'mount'], 'ARP-001..004 on two RDMA netdevs sharing 10.77.0.0/24', () => {
     let k: KNamespace;
     let fixture: string;
     const LINKS = ['eth0', 'ens1f0np0', 'ens2f0np0'];
     const run = () => doctor(k, ['--json', '--only', 'ARP', '--nccl-version', '2.28.3'], {}, fixture);
 
     beforeAll(async () => {
-      requireTools(['ip', 'sysctl', 'unshare', 'mount']);
       k = await makeNamespace([
         { name: 'eth0', addrs: ['192.168.77.5/24'] },
         { name: 'ens1f0np0', addrs: ['10.77.0.1/24'] },
@@ -65,7 +66,7 @@ if (RUN) {
       expect(shared!.evidence.map((e) => e.source)).toEqual(['mlx5_0:1 → ens1f0np0', 'mlx5_1:1 → ens2f0np0']);
 
       const arp = r.of('ARP-002');
-      expect(arp.map((x) => [x.severity, x.remediation])).toEqual([
+      expect(arp.map((x) => [x.severity, pasteLines(x.remediation).join('\n')])).toEqual([
         ['error', 'sysctl -w net/ipv4/conf/ens1f0np0/arp_announce=2 net/ipv4/conf/ens1f0np0/arp_ignore=1 net/ipv4/conf/ens1f0np0/arp_filter=1'],
         ['error', 'sysctl -w net/ipv4/conf/ens2f0np0/arp_announce=2 net/ipv4/conf/ens2f0np0/arp_ignore=1 net/ipv4/conf/ens2f0np0/arp_filter=1'],
       ]);
@@ -105,7 +106,7 @@ if (RUN) {
       k.sysctl({ 'net/ipv4/conf/ens1f0np0/rp_filter': 1, 'net/ipv4/conf/ens2f0np0/rp_filter': 1 });
       const rp = (await run()).of('ARP-003');
       expect(rp.map((x) => x.severity)).toEqual(['ok', 'error']);
-      expect(rp[1]).toMatchObject({ remediation: 'sysctl -w net/ipv4/conf/ens2f0np0/rp_filter=2', fixIds: ['rp-filter', 'policy-routing'] });
+      expect(rp[1]).toMatchObject({ remediation: { commands: [['sysctl', '-w', 'net/ipv4/conf/ens2f0np0/rp_filter=2']] }, fixIds: ['rp-filter', 'policy-routing'] });
       k.sysctl({ 'net/ipv4/conf/all/rp_filter': 2 });
       expect((await run()).of('ARP-003').map((x) => x.summary)).toEqual(['rp_filter safe on ens1f0np0 (rp_filter=2), ens2f0np0 (rp_filter=2)']);
       k.sysctl({ 'net/ipv4/conf/all/rp_filter': 0 });
@@ -148,7 +149,7 @@ if (RUN) {
     it('is quoted in the sysctl fix, and the fix works when pasted', async () => {
       const r = await doctor(k, ['--json', '--only', 'ARP-002', '--nccl-version', '2.28.3'], {}, fixture);
       const odd = r.of('ARP-002').find((x) => x.summary.startsWith(ODD))!;
-      expect(odd.remediation).toBe(`sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`);
+      expect(pasteLines(odd.remediation).join('\n')).toBe(`sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`);
       paste(k, odd.remediation);
       expect(k.exec(['cat', `/proc/sys/net/ipv4/conf/${ODD}/arp_announce`]).trim()).toBe('2');
       const again = await doctor(k, ['--json', '--only', 'ARP-002', '--nccl-version', '2.28.3'], {}, fixture);

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { RemediationJson } from '../helpers/remediation.js';
 import { cliPath, gate, removeCliCopy, RUN_ID, runJson, sh } from './lib.js';
 
 const OVERLAY = fileURLToPath(new URL('./kernel-overlay.mjs', import.meta.url));
@@ -55,10 +56,43 @@ export function findTool(tool: string): string | null {
   return null;
 }
 
-/** Tools the kernel suites need; under CI they are installed by .ci/run. */
+const IN_CI = process.env['CI'] === 'true';
+
+/** The Debian package that ships each tool the kernel suites run. */
+const PACKAGE: Record<string, string> = {
+  ip: 'iproute2', tc: 'iproute2', nft: 'nftables', iptables: 'iptables', 'iptables-save': 'iptables', 'iptables-restore': 'iptables',
+  ip6tables: 'iptables', 'ip6tables-save': 'iptables', 'ip6tables-restore': 'iptables', sysctl: 'procps', unshare: 'util-linux',
+  mount: 'mount', setpriv: 'util-linux', sh: 'dash',
+};
+
+/** The packages that provide these tools, for a one-line install hint. */
+export function packagesFor(tools: string[]): string[] {
+  return [...new Set(tools.map((t) => PACKAGE[t] ?? t))];
+}
+
+/** Tools a suite needs: throws naming the missing ones and their packages (under CI: .ci/run installs them). */
 export function requireTools(tools: string[]): void {
   const missing = tools.filter((t) => !findTool(t));
-  if (missing.length) throw new Error(`not installed: ${missing.join(', ')} (apt-get install -y iproute2 nftables iptables)`);
+  if (missing.length) throw new Error(`not installed: ${missing.join(', ')} (apt-get install -y ${packagesFor(missing).join(' ')})`);
+}
+
+/**
+ * A suite that needs these tools. With a tool missing it is skipped, its title
+ * saying which package to install — except under CI=true, where .ci/run
+ * installs every tool and a missing one must fail (requireTools in beforeAll).
+ */
+export function describeWithTools(tools: string[], title: string, fn: () => void): void {
+  const missing = tools.filter((t) => !findTool(t));
+  if (missing.length && !IN_CI) {
+    describe.skip(`${title} — skipped: ${missing.join(', ')} not installed (apt-get install ${packagesFor(missing).join(' ')}); CI installs it and never skips`, () => {
+      it('skipped', () => {});
+    });
+    return;
+  }
+  describe(title, () => {
+    beforeAll(() => requireTools(tools));
+    fn();
+  });
 }
 
 let counter = 0;
@@ -172,7 +206,7 @@ export interface DoctorResultJson {
   summary: string;
   evidence: { kind: string; source: string; value: string }[];
   why: string | null;
-  remediation: string | null;
+  remediation: RemediationJson | null;
   fixIds: string[];
 }
 

@@ -6,24 +6,25 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doctor, findTool, kernelSuite, makeNamespace, requireTools, type KNamespace } from './kernel-lib.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithTools, doctor, findTool, kernelSuite, makeNamespace, type KNamespace } from './kernel-lib.js';
+import { pasteLines, type RemediationJson } from '../helpers/remediation.js';
 
 const RUN = kernelSuite('kernel-qos.test.ts');
 
-function paste(k: KNamespace, remediation: string | null): void {
-  expect(remediation).toBeTruthy();
-  k.exec(['sh', '-c', remediation!]);
+function paste(k: KNamespace, remediation: RemediationJson | null): void {
+  const lines = pasteLines(remediation);
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) k.exec(['sh', '-c', line]);
 }
 
 if (RUN) {
   // eth0 holds a /16 that contains eth1's /24: the overlapping-prefix node of NVIDIA/nccl#1581.
-  describe('QOS and SOCK-030/031 on eth0 10.66.0.5/16 + eth1 10.66.5.5/24', () => {
+  describeWithTools(['ip', 'tc', 'nft', 'iptables', 'iptables-save', 'ip6tables-save'], 'QOS and SOCK-030/031 on eth0 10.66.0.5/16 + eth1 10.66.5.5/24', () => {
     let k: KNamespace;
     const run = (args: string[], env: Record<string, string> = {}, version = '2.28.3') => doctor(k, ['--json', '--nccl-version', version, ...args], env);
 
     beforeAll(async () => {
-      requireTools(['ip', 'tc', 'nft', 'iptables', 'iptables-save', 'ip6tables-save']);
       k = await makeNamespace([
         { name: 'eth0', addrs: ['10.66.0.5/16'] },
         { name: 'eth1', addrs: ['10.66.5.5/24'] },
@@ -41,7 +42,7 @@ if (RUN) {
       const r = (await run(['--only', 'QOS-001'])).of('QOS-001');
       expect(r.map((x) => x.severity)).toEqual(['info', 'warn']);
       expect(r[0]!.summary).toMatch(/^eth0: htb 1: .*classful/);
-      expect(r[1]).toMatchObject({ remediation: 'tc qdisc del dev eth1 root', fixIds: ['qdisc-priority'] });
+      expect(r[1]).toMatchObject({ remediation: { commands: [['tc', 'qdisc', 'del', 'dev', 'eth1', 'root']] }, fixIds: ['qdisc-priority'] });
       expect(r[1]!.evidence[0]).toMatchObject({ kind: 'command', source: 'tc -j qdisc show', value: expect.stringMatching(/"kind":"tbf"/) });
       paste(k, r[1]!.remediation);
       k.exec(['tc', 'qdisc', 'del', 'dev', 'eth0', 'root']);
@@ -64,7 +65,7 @@ if (RUN) {
       expect(marks[0]!.summary).toBe("nftables inet site out: tcp dport 29500-29999 → DSCP 26 (AF31) — catches only PyTorch's TCPStore / rendezvous (MASTER_PORT), not NCCL");
       expect(marks[1]!.evidence[0]!.value).toBe('-A POSTROUTING -p tcp -m tcp --dport 29500:29999 -j DSCP --set-dscp 0x1a');
       expect(marks[0]!.fixIds).toEqual(['dscp-marking']);
-      expect(r.of('QOS-003')[0]).toMatchObject({ severity: 'warn', remediation: 'export NCCL_IB_TC=104' });
+      expect(r.of('QOS-003')[0]).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_IB_TC: '104' } } });
       expect(r.of('QOS-004')[0]!.severity).toBe('info');
       expect(r.of('QOS-004')[0]!.summary).toMatch(/RoCE data bypasses both .* ephemeral ports \(\d+-\d+\)/);
 
@@ -79,11 +80,11 @@ if (RUN) {
 
       const tc = async (v: string) => (await run(['--only', 'QOS-003'], { NCCL_IB_TC: v })).of('QOS-003')[0]!;
       expect((await tc('104')).severity).toBe('ok');
-      expect(await tc('96')).toMatchObject({ severity: 'warn', remediation: 'export NCCL_IB_TC=104' });
+      expect(await tc('96')).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_IB_TC: '104' } } });
 
       const tos = async (v: string) => (await run(['--only', 'QOS-005'], { NCCL_SOCKET_TOS_CONFIG: v }, 'ncclx-2.30')).of('QOS-005')[0]!;
       expect((await tos('104')).severity).toBe('ok');
-      expect(await tos('184')).toMatchObject({ severity: 'warn', remediation: 'export NCCL_SOCKET_TOS_CONFIG=104' });
+      expect(await tos('184')).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_SOCKET_TOS_CONFIG: '104' } } });
     });
 
     it('a missing tool is recorded and reported as unknown, never a crash', async () => {
@@ -106,7 +107,7 @@ if (RUN) {
       const r = (await run(['--only', 'SOCK-030'], env)).of('SOCK-030');
       expect(r.map((x) => [x.severity, x.summary])).toEqual([['warn', 'NCCL_COMM_ID host 10.66.5.1 is reached through eth1, but NCCL bootstraps on eth0 (10.66.0.5)']]);
       expect(r[0]!.evidence[1]).toMatchObject({ kind: 'command', source: 'ip -j route get 10.66.5.1', value: expect.stringMatching(/"dev":"eth1"/) });
-      expect(r[0]!.remediation).toBe('ip route replace 10.66.5.1/32 dev eth0 src 10.66.0.5');
+      expect(pasteLines(r[0]!.remediation)).toEqual(['ip route replace 10.66.5.1/32 dev eth0 src 10.66.0.5']);
       paste(k, r[0]!.remediation);
       expect((await run(['--only', 'SOCK-030'], env)).of('SOCK-030').map((x) => x.severity)).toEqual(['ok']);
       k.exec(['ip', 'route', 'del', '10.66.5.1/32']);
@@ -124,7 +125,7 @@ if (RUN) {
     it('SOCK-031: the default route on one of the interfaces NCCL stripes over, then on both', async () => {
       k.exec(['ip', 'route', 'add', 'default', 'via', '10.66.0.1', 'dev', 'eth0']);
       const one = (await run(['--only', 'SOCK-031'])).of('SOCK-031');
-      expect(one.map((x) => [x.severity, x.remediation])).toEqual([['warn', "export NCCL_SOCKET_IFNAME='=eth1'"]]);
+      expect(one.map((x) => [x.severity, pasteLines(x.remediation)])).toEqual([['warn', ["export NCCL_SOCKET_IFNAME='=eth1'"]]]);
       expect(one[0]!.evidence).toContainEqual({ kind: 'command', source: 'ip -j route show table all', value: expect.stringMatching(/"dst":"default","gateway":"10.66.0.1","dev":"eth0"/) });
       k.exec(['ip', 'route', 'add', 'default', 'via', '10.66.5.254', 'dev', 'eth1', 'metric', '200']);
       expect((await run(['--only', 'SOCK-031'])).of('SOCK-031').map((x) => [x.severity, x.summary])).toEqual([['warn', 'eth0 and eth1 are both chosen by NCCL and each carries a default route']]);

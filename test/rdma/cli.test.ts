@@ -1,14 +1,14 @@
 // The built CLI on every fixture node: which ports NCCL uses and which GID
 // index each gets, per NCCL version profile.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const FIX = join(__dirname, '../fixtures');
-const tmp = mkdtempSync(join(tmpdir(), 'ncclx-ib-'));
+const tmp = tempDir('ncclx-ib-');
 
 function ncclx(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1', ...env } });

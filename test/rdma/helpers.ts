@@ -2,8 +2,8 @@
 // built from short specs.
 
 import { foldVariants } from '../../src/probe/rdma.js';
-import type { GidEntry, RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../../src/snapshot/rdma-types.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import type { GidEntry, RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../../src/model/snapshot/rdma-types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { snapshotOf, type LinkSpec } from '../unit/helpers.js';
 
 export const Z = '0000:0000:0000:0000:0000:0000:0000:0000';

@@ -1,7 +1,7 @@
 // The RDMA probe on fixture trees, and the fixture errors.json convention of Root.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { naturalCompare, probeRdma } from '../../src/probe/rdma.js';
 import { Root } from '../../src/probe/root.js';
@@ -10,7 +10,7 @@ const FIX = join(__dirname, '../fixtures');
 const probe = (node: string) => probeRdma(new Root(join(FIX, node)));
 
 describe('Root and errors.json', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ncclx-root-'));
+  const dir = tempDir('ncclx-root-');
   mkdirSync(join(dir, 'sys/x/types'), { recursive: true });
   for (const i of [0, 1, 2, 3]) writeFileSync(join(dir, `sys/x/types/${i}`), 'RoCE v2\n');
   it('listed paths (exact or a {a..b} range in the last component) fail with the errno; others read normally', () => {
@@ -23,7 +23,7 @@ describe('Root and errors.json', () => {
     expect(r.list('/sys/x/types')).toEqual(['0', '1', '2', '3']);
   });
   it('without the marker the file is ordinary content, not a convention', () => {
-    const other = mkdtempSync(join(tmpdir(), 'ncclx-root-'));
+    const other = tempDir('ncclx-root-');
     mkdirSync(join(other, 'sys'), { recursive: true });
     writeFileSync(join(other, 'sys/a'), 'x\n');
     writeFileSync(join(other, 'errors.json'), JSON.stringify({ errors: { '/sys/a': 'EINVAL' } }));
@@ -94,7 +94,7 @@ describe('probeRdma', () => {
     expect(efa.gids[0]!.type).toEqual({ error: 'ENOENT' });
   });
   it('a node without /sys/class/infiniband', () => {
-    const empty = mkdtempSync(join(tmpdir(), 'ncclx-empty-'));
+    const empty = tempDir('ncclx-empty-');
     expect(probeRdma(new Root(empty))).toMatchObject({ classPresent: false, devices: [], memlock: { soft: null, error: 'ENOENT' } });
   });
   it('devices come in natural name order (mlx5_2 before mlx5_10)', () => {

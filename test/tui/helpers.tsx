@@ -5,10 +5,10 @@ import { render } from 'ink-testing-library';
 import { join } from 'node:path';
 import { ALL_CHECKS } from '../../src/checks/registry.js';
 import { probeNode } from '../../src/probe/index.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { App, type AppProps } from '../../src/tui/App.js';
 import type { FixApi } from '../../src/tui/fix-api.js';
-import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../../src/fix/types.js';
+import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../../src/model/fix/types.js';
 
 export const FIXTURES = join(__dirname, '../fixtures');
 
@@ -56,6 +56,7 @@ export function renderApp(props: Partial<AppProps> & { snapshot: NodeSnapshot })
       source={{ kind: 'root', path: 'test/fixtures/ib8-storage' }}
       color={false}
       size={{ cols: 80, rows: 24 }}
+      fixApi={() => import('../../src/commands/fix-api.js')}
       {...rest}
     />,
   );

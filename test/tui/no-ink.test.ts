@@ -43,7 +43,7 @@ describe('Ink and React stay out of the JSON and text paths', () => {
   ])('%s', (_name, args) => {
     const { urls } = traced([CLI, ...args]);
     // The hook saw the program itself, so an empty list means something.
-    expect(urls.some((u) => u.endsWith('/dist/checks/run.js') || u.endsWith('/dist/commands/explain-model.js'))).toBe(true);
+    expect(urls.some((u) => u.endsWith('/dist/model/nccl/explain.js'))).toBe(true);
     expect(uiModules(urls)).toEqual([]);
   });
 

@@ -3,7 +3,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { fakeFixApi, fits, fixture, KEY, renderApp, sleep } from './helpers.js';
 
 let snap: NodeSnapshot;

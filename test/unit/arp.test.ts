@@ -3,11 +3,12 @@
 // routing exception, and pasteable remediations.
 
 import { describe, expect, it } from 'vitest';
-import { COMBINE, combine, routeFrom, sharedSubnets } from '../../src/checks/arp.js';
-import { rdmaNetdevs } from '../../src/checks/rdma-netdevs.js';
-import { parseV4Prefix } from '../../src/checks/routing.js';
-import type { IpRouteJson, IpRuleJson } from '../../src/snapshot/kernel-types.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import { fixText } from '../helpers/remediation.js';
+import { COMBINE, combine, routeFrom, sharedSubnets } from '../../src/model/linux/arp.js';
+import { rdmaNetdevs } from '../../src/model/linux/rdma-netdevs.js';
+import { parseV4Prefix } from '../../src/model/linux/ip.js';
+import type { IpRouteJson, IpRuleJson } from '../../src/model/snapshot/kernel-types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { link, snapshotOf } from './helpers.js';
 import { brief, check, ctxFor, DEFAULT_RULES, failed, rdmaPart, severities, withParts, type KernelSpec } from './kernel-fixtures.js';
 
@@ -87,11 +88,11 @@ describe('which RDMA netdevs share a subnet', () => {
     ]);
   });
   it('same /24 → one group; own subnets → none; a /20 and a /24 overlap; no IPv4 → not counted', () => {
-    expect(sharedSubnets(ctxFor(twoRails())).map((g) => [g.subnet, g.members.map((m) => m.netdev)])).toEqual([['10.0.0.0/24', ['ens1f0np0', 'ens2f0np0']]]);
-    expect(sharedSubnets(ctxFor(twoRails({}, ['10.0.1.1/24', '10.0.2.1/24'])))).toEqual([]);
-    expect(sharedSubnets(ctxFor(twoRails({}, ['10.0.0.1/20', '10.0.5.1/24'])))[0]!.subnet).toBe('10.0.0.0/20');
+    expect(sharedSubnets(ctxFor(twoRails()).snapshot).map((g) => [g.subnet, g.members.map((m) => m.netdev)])).toEqual([['10.0.0.0/24', ['ens1f0np0', 'ens2f0np0']]]);
+    expect(sharedSubnets(ctxFor(twoRails({}, ['10.0.1.1/24', '10.0.2.1/24'])).snapshot)).toEqual([]);
+    expect(sharedSubnets(ctxFor(twoRails({}, ['10.0.0.1/20', '10.0.5.1/24'])).snapshot)[0]!.subnet).toBe('10.0.0.0/20');
     const v6only = withParts(snapshotOf([link('ens1f0np0', ['fd00::1/64']), link('ens2f0np0', ['fd00::2/64'])]), { rdma: RAILS });
-    expect(sharedSubnets(ctxFor(v6only))).toEqual([]);
+    expect(sharedSubnets(ctxFor(v6only).snapshot)).toEqual([]);
   });
 });
 
@@ -105,12 +106,12 @@ describe('ARP-001 shared subnet', () => {
   });
   it('warns with the fixes when not set up; info once ARP, rp_filter and policy routing are right', () => {
     const [bad] = check(ctxFor(twoRails()), 'ARP-001');
-    expect(bad).toMatchObject({ severity: 'warn', fixIds: ['arp-sysctl', 'policy-routing'] });
+    expect(bad).toMatchObject({ severity: 'warn', remediation: { fixIds: ['arp-sysctl', 'policy-routing'] } });
     expect(bad!.summary).toMatch(/^2 RDMA netdevs share 10\.0\.0\.0\/24: ens1f0np0, ens2f0np0/);
     expect(bad!.evidence.map((e) => `${e.source}=${e.value}`)).toEqual(['mlx5_0:1 → ens1f0np0=10.0.0.1/24', 'mlx5_1:1 → ens2f0np0=10.0.0.2/24']);
     expect(bad!.why).toMatch(/IBV_WC_RETRY_EXC_ERR \(status 12\)/);
     const [good] = check(ctxFor(twoRails({ conf: GOOD_ARP, ...policyRouting() })), 'ARP-001');
-    expect(good).toMatchObject({ severity: 'info', fixIds: [] });
+    expect(good).toMatchObject({ severity: 'info', remediation: null });
   });
 });
 
@@ -118,9 +119,9 @@ describe('ARP-002 arp_announce / arp_ignore / arp_filter', () => {
   it('kernel defaults: an error per NIC with a pasteable sysctl', () => {
     const rs = check(ctxFor(twoRails()), 'ARP-002');
     expect(severities(rs)).toEqual(['error', 'error']);
-    expect(rs[0]!.remediation).toBe('sysctl -w net/ipv4/conf/ens1f0np0/arp_announce=2 net/ipv4/conf/ens1f0np0/arp_ignore=1 net/ipv4/conf/ens1f0np0/arp_filter=1');
+    expect(rs[0]!.remediation!.commands).toEqual([['sysctl', '-w', 'net/ipv4/conf/ens1f0np0/arp_announce=2', 'net/ipv4/conf/ens1f0np0/arp_ignore=1', 'net/ipv4/conf/ens1f0np0/arp_filter=1']]);
     // ens1f0np0 wins the main table, so arp_filter works for it without rules; ens2f0np0 needs policy routing first.
-    expect(rs.map((r) => r.fixIds)).toEqual([['arp-sysctl'], ['arp-sysctl', 'policy-routing']]);
+    expect(rs.map((r) => r.remediation!.fixIds)).toEqual([['arp-sysctl'], ['arp-sysctl', 'policy-routing']]);
     expect(rs[1]!.why).toMatch(/ARP-004/);
     expect(rs[0]!.evidence).toContainEqual({ kind: 'file', source: '/proc/sys/net/ipv4/conf/ens1f0np0/arp_ignore', value: '0 (effective 0 = max(all, if))' });
   });
@@ -131,7 +132,7 @@ describe('ARP-002 arp_announce / arp_ignore / arp_filter', () => {
   });
   it('only arp_filter missing is a warning', () => {
     const rs = check(ctxFor(twoRails({ conf: { all: { arp_announce: 2, arp_ignore: 1 } }, ...policyRouting() })), 'ARP-002');
-    expect(rs.map((r) => [r.severity, r.remediation, r.fixIds])).toEqual([
+    expect(rs.map((r) => [r.severity, fixText(r), r.remediation!.fixIds])).toEqual([
       ['warn', 'sysctl -w net/ipv4/conf/ens1f0np0/arp_filter=1', ['arp-sysctl']],
       ['warn', 'sysctl -w net/ipv4/conf/ens2f0np0/arp_filter=1', ['arp-sysctl']],
     ]);
@@ -139,7 +140,7 @@ describe('ARP-002 arp_announce / arp_ignore / arp_filter', () => {
   it('a high all/arp_ignore (3..8) wins over the interface: the fix lowers all too', () => {
     const rs = check(ctxFor(twoRails({ conf: { all: { arp_announce: 2, arp_ignore: 8, arp_filter: 1 }, ens1f0np0: { arp_ignore: 1 }, ens2f0np0: { arp_ignore: 1 } } })), 'ARP-002');
     expect(rs[0]!.summary).toBe('ens1f0np0: arp_ignore=8: this NIC answers no ARP request at all');
-    expect(rs[0]!.remediation).toBe('sysctl -w net/ipv4/conf/all/arp_ignore=1 net/ipv4/conf/ens1f0np0/arp_ignore=1');
+    expect(fixText(rs[0])).toBe('sysctl -w net/ipv4/conf/all/arp_ignore=1 net/ipv4/conf/ens1f0np0/arp_ignore=1');
   });
   it('an unreadable value is unknown with the path and errno', () => {
     const rs = check(ctxFor(twoRails({ conf: { ...GOOD_ARP, ens2f0np0: { arp_ignore: { error: 'EACCES' } } } })), 'ARP-002');
@@ -159,7 +160,8 @@ describe('ARP-002 arp_announce / arp_ignore / arp_filter', () => {
       kernel: {},
     });
     const rs = check(ctxFor(snap), 'ARP-002');
-    expect(rs[1]!.remediation).toBe(`sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`);
+    expect(rs[1]!.remediation!.commands![0]![2]).toBe(`net/ipv4/conf/${odd}/arp_announce=2`);
+    expect(fixText(rs[1])).toBe(`sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`);
   });
   it('no kernel part: unknown, saying why', () => {
     const snap = twoRails(null);
@@ -172,7 +174,7 @@ describe('ARP-003 rp_filter and the policy-routing exception', () => {
     const rs = check(ctxFor(twoRails({ conf: { ens1f0np0: { rp_filter: 1 }, ens2f0np0: { rp_filter: 1 } } })), 'ARP-003');
     expect(severities(rs)).toEqual(['ok', 'error']);
     expect(rs[0]!.summary).toBe('rp_filter safe on ens1f0np0 (strict, routed back through itself)');
-    expect(rs[1]).toMatchObject({ remediation: 'sysctl -w net/ipv4/conf/ens2f0np0/rp_filter=2', fixIds: ['rp-filter', 'policy-routing'] });
+    expect(rs[1]).toMatchObject({ remediation: { commands: [['sysctl', '-w', 'net/ipv4/conf/ens2f0np0/rp_filter=2']], fixIds: ['rp-filter', 'policy-routing'] } });
     expect(rs[1]!.summary).toMatch(/10\.0\.0\.2 → ens1f0np0/);
   });
   it('all=1 makes every interface strict (max); all=2 makes them loose even with if=1', () => {
@@ -203,8 +205,14 @@ describe('ARP-004 source-based policy routing', () => {
       ['ok', 'traffic from each address leaves through its own NIC: ens1f0np0 (main table)'],
       ['warn', 'ens2f0np0: no source-based policy routing; traffic from its address leaves through another device (10.0.0.2 → ens1f0np0)'],
     ]);
-    expect(rs[1]!.remediation).toBe('ip rule add from 10.0.0.2 lookup 100 && ip route replace 10.0.0.0/24 dev ens2f0np0 src 10.0.0.2 table 100');
-    expect(rs[1]!.fixIds).toEqual(['policy-routing']);
+    // The route first, so the rule never points at an empty table (as `ncclx fix` applies them).
+    expect(rs[1]!.remediation).toEqual({
+      commands: [
+        ['ip', 'route', 'replace', '10.0.0.0/24', 'dev', 'ens2f0np0', 'src', '10.0.0.2', 'table', '100'],
+        ['ip', 'rule', 'add', 'from', '10.0.0.2', 'lookup', '100'],
+      ],
+      fixIds: ['policy-routing'],
+    });
     expect(rs[1]!.evidence.map((e) => e.source)).toEqual(['ip -j rule show', 'ip -j route show table all', '/proc/sys/net/ipv4/conf/all/arp_filter', '/proc/sys/net/ipv4/conf/ens2f0np0/arp_filter']);
   });
   it('with arp_filter=1 the rail stops answering ARP for itself: error', () => {
@@ -224,7 +232,7 @@ describe('ARP-004 source-based policy routing', () => {
   });
   it('the fix picks table ids nobody uses', () => {
     const used: KernelSpec = { rules: [...DEFAULT_RULES, { priority: 5, src: '172.16.0.0', srclen: 12, table: '101' }], routes: [{ dst: 'default', dev: 'eth0', table: '100', gateway: '192.168.0.1' }] };
-    expect(check(ctxFor(twoRails(used)), 'ARP-004')[1]!.remediation).toMatch(/lookup 102 && .* table 102$/);
+    expect(fixText(check(ctxFor(twoRails(used)), 'ARP-004')[1])).toMatch(/table 102\nip rule add from 10\.0\.0\.2 lookup 102$/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atoi, parseNcclInt, strtoll0 } from '../../src/nccl/cint.js';
+import { atoi, parseNcclInt, strtoll0 } from '../../src/model/nccl/cint.js';
 
 describe('C integer parsing (nccl-behavior.md §0.2)', () => {
   it('strtoll base 0: octal, hex, decimal', () => {

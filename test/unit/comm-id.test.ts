@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommId, type CommIdContext } from '../../src/nccl/comm-id.js';
-import { parseVersion, profileFor } from '../../src/nccl/versions.js';
+import { parseCommId, type CommIdContext } from '../../src/model/nccl/comm-id.js';
+import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';
 
 const ctx = (v = '2.28.3', res: Record<string, { address: string; family: 'AF_INET' | 'AF_INET6' }[] | string> = {}): CommIdContext => ({
   profile: profileFor(parseVersion(v)),

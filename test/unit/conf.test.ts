@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveEnv, type EnvInput } from '../../src/nccl/conf.js';
-import { parseVersion, profileFor } from '../../src/nccl/versions.js';
+import { effectiveEnv, type EnvInput } from '../../src/model/nccl/conf.js';
+import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';
 
 const p = (v: string) => profileFor(parseVersion(v));
 const input = (process: Record<string, string>, files: Record<string, string>, home = '/home/u'): EnvInput => ({

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_CHECKS } from '../../src/checks/registry.js';
-import { makeContext, runCheck, runDoctor, selectChecks } from '../../src/checks/run.js';
-import type { Check } from '../../src/checks/types.js';
+import { makeContext } from '../../src/model/doctor/context.js';
+import { runCheck, runDoctor, selectChecks } from '../../src/checks/run.js';
+import type { Check } from '../../src/model/doctor/types.js';
 import { doctorJson, exitCodeFor, renderDoctorText, renderPrometheus } from '../../src/report/doctor.js';
 import { makeStyle } from '../../src/report/style.js';
 import { link, snapshotOf } from './helpers.js';
@@ -43,7 +44,7 @@ describe('socket and env checks', () => {
     const run = runDoctor(SOCKET_ENV, ctxOf({ NCCL_SOCKET_IFNAME: 'eth1', NCCL_SOCKET_IFACE: 'eth1' }));
     const bad = run.results.filter((r) => r.severity !== 'ok');
     expect(bad.map((r) => r.checkId)).toEqual(['SOCK-004', 'ENV-001']);
-    expect(bad[0]!.remediation).toBe("export NCCL_SOCKET_IFNAME='=eth1'");
+    expect(bad[0]!.remediation).toEqual({ env: { NCCL_SOCKET_IFNAME: '=eth1' } });
     expect(bad[1]!.summary).toMatch(/did you mean NCCL_SOCKET_IFNAME/);
     expect(exitCodeFor(run.results)).toBe(0);
   });
@@ -51,8 +52,8 @@ describe('socket and env checks', () => {
     const run = runDoctor(ALL_CHECKS, ctxOf({ NCCL_IB_DISABLE: 'true', NCCL_IB_GID_INDEX: '010', NCCL_IB_TC: '106' }));
     const env2 = run.results.filter((r) => r.checkId === 'ENV-002');
     expect(env2.map((r) => [r.severity, r.remediation])).toEqual([
-      ['error', 'export NCCL_IB_DISABLE=1'],
-      ['warn', 'export NCCL_IB_GID_INDEX=10'],
+      ['error', { env: { NCCL_IB_DISABLE: '1' } }],
+      ['warn', { env: { NCCL_IB_GID_INDEX: '10' } }],
     ]);
     expect(exitCodeFor(run.results)).toBe(1);
   });
@@ -76,7 +77,7 @@ describe('doctor output', () => {
     expect(text).toMatch(/^  ✓ SOCK-002 /m);
     const last = text.trim().split('\n').pop();
     expect(last).toMatch(/^\d+ errors?, \d+ warnings?, \d+ ok$/);
-    expect(renderDoctorText(run, makeStyle(false), true)).toMatch(/fix: .*export NCCL_SOCKET_IFNAME=/);
+    expect(renderDoctorText(run, makeStyle(false), true)).toMatch(/fix: .*:\n {11}export NCCL_SOCKET_IFNAME=/);
   });
   it('json: every result with id, severity, evidence and remediation', () => {
     const j = doctorJson(run);
@@ -84,7 +85,8 @@ describe('doctor output', () => {
     const r = j.results.find((x) => x.id === 'SOCK-001' && x.severity === 'error')!;
     expect(r.family).toBe('socket');
     expect(r.evidence.length).toBeGreaterThan(0);
-    expect(r.remediation).toMatch(/export NCCL_SOCKET_IFNAME=/);
+    expect(j.schemaVersion).toBe(2);
+    expect(r.remediation).toMatchObject({ env: { NCCL_SOCKET_IFNAME: expect.stringMatching(/^=/) }, commands: [], fixIds: [] });
   });
   it('prometheus: one gauge per check with id and severity labels', () => {
     const text = renderPrometheus(run, 1_700_000_000_000);

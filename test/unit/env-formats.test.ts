@@ -1,8 +1,8 @@
 // Quoting is verified by running the real interpreters where they exist here (sh, bash, node).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { dotenvQuote, EnvFormatError, fishQuote, formatEnv, yamlQuote } from '../../src/report/env-formats.js';
 
@@ -11,7 +11,7 @@ const vars = ODD.map((value, i) => ({ name: `V${i}`, value }));
 
 describe('bash/sh exports', () => {
   it('sh evaluates each value back exactly, running nothing else', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ncclx-env-'));
+    const dir = tempDir('ncclx-env-');
     const script = formatEnv(vars, 'bash') + vars.map((v) => `printf '%s\\0' "$${v.name}"`).join('\n') + '\n';
     writeFileSync(join(dir, 's.sh'), script);
     for (const shell of ['sh', 'bash']) {

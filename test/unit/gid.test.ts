@@ -16,9 +16,9 @@ import {
   strtol10,
   tableLength,
   type GidSelection,
-} from '../../src/nccl/gid.js';
-import { parseVersion, profileFor } from '../../src/nccl/versions.js';
-import type { GidEntry } from '../../src/snapshot/rdma-types.js';
+} from '../../src/model/nccl/gid.js';
+import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';
+import type { GidEntry } from '../../src/model/snapshot/rdma-types.js';
 import { EINVAL, ENOENT, gids, ll, v4gid, v6gid, workedTable, Z } from '../rdma/helpers.js';
 
 const P = (v: string) => profileFor(parseVersion(v));

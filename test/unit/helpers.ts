@@ -1,8 +1,8 @@
 // Compact builders for snapshots in unit tests.
 
-import { explain, type SocketOverrides } from '../../src/commands/explain-model.js';
-import type { ConfFileRecord } from '../../src/nccl/conf.js';
-import { SNAPSHOT_SCHEMA_VERSION, type AddressInfo, type HostResolution, type LinkFlag, type LinkInfo, type NodeSnapshot } from '../../src/snapshot/types.js';
+import { explain, type SocketOverrides } from '../../src/model/nccl/explain.js';
+import type { ConfFileRecord } from '../../src/model/nccl/conf.js';
+import { SNAPSHOT_SCHEMA_VERSION, type AddressInfo, type HostResolution, type LinkFlag, type LinkInfo, type NodeSnapshot } from '../../src/model/snapshot/types.js';
 
 export type LinkState = 'running' | 'nocarrier' | 'down';
 

@@ -1,7 +1,7 @@
 // NCCL_IB_HCA (nccl-behavior.md §2.2) on the shared list parser.
 import { describe, expect, it } from 'vitest';
-import { entryHits, matchHca, readHcaFilter } from '../../src/nccl/ib-hca.js';
-import { parseVersion, profileFor } from '../../src/nccl/versions.js';
+import { entryHits, matchHca, readHcaFilter } from '../../src/model/nccl/ib-hca.js';
+import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';
 
 const P = (v: string) => profileFor(parseVersion(v));
 const DEVS = ['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_10', 'mlx5_11', 'mlx5_bond_0', 'rocep1s0f0'];

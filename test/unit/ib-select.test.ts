@@ -1,9 +1,9 @@
 // Which ports NCCL's IB transport keeps, their order and merging (nccl-behavior.md §2, §6, §7.3).
 import { describe, expect, it } from 'vitest';
-import { ibModel } from '../../src/commands/ib-model.js';
-import { busIdToInt, mergeLevelOf, parseNumbered, parseRateGbps, roceMtuFor } from '../../src/nccl/ib.js';
+import { ibModel } from '../../src/model/nccl/ib-report.js';
+import { busIdToInt, mergeLevelOf, parseNumbered, parseRateGbps, roceMtuFor } from '../../src/model/nccl/ib.js';
 import { foldVariants } from '../../src/probe/rdma.js';
-import type { RdmaDevice } from '../../src/snapshot/rdma-types.js';
+import type { RdmaDevice } from '../../src/model/snapshot/rdma-types.js';
 import { link, type LinkSpec } from '../unit/helpers.js';
 import { device, ENOENT, rdmaSnapshot } from '../rdma/helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchList, parseList } from '../../src/nccl/ifname-list.js';
+import { matchList, parseList } from '../../src/model/nccl/ifname-list.js';
 
 const scan = (s: string, max = 16) => parseList(s, { parser: 'scanner', maxEntries: max, fieldsMatter: true });
 const tok = (s: string, max = 16) => parseList(s, { parser: 'tokenizer', maxEntries: max, fieldsMatter: true });

@@ -3,9 +3,11 @@
 // `ip -j` emits it, iptables-save text, nft JSON.
 
 import { checkById } from '../../src/checks/registry.js';
-import { makeContext, runCheck } from '../../src/checks/run.js';
-import type { CheckContext, CheckResult } from '../../src/checks/types.js';
-import { formatIPv4, maskBytes, parseIPv4 } from '../../src/nccl/ip.js';
+import { makeContext } from '../../src/model/doctor/context.js';
+import { runCheck } from '../../src/checks/run.js';
+import type { CheckContext } from '../../src/model/doctor/types.js';
+import type { CheckResult } from '../../src/model/result/types.js';
+import { formatIPv4, maskBytes, parseIPv4 } from '../../src/model/linux/ip.js';
 import {
   CONF_KEYS,
   type Captured,
@@ -19,14 +21,14 @@ import {
   type ProcRead,
   type RouteTarget,
   type TcQdiscJson,
-} from '../../src/snapshot/kernel-types.js';
-import type { RdmaPart } from '../../src/snapshot/rdma-types.js';
+} from '../../src/model/snapshot/kernel-types.js';
+import type { RdmaPart } from '../../src/model/snapshot/rdma-types.js';
 import { probeRdma } from '../../src/probe/rdma.js';
 import { Root } from '../../src/probe/root.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 
 export const ok = <T>(argv: string[], record: string, data: T): Captured<T> => ({ argv, record, from: 'live', ok: true, data });
 export const failed = <T>(argv: string[], record: string, error: string, missing = false): Captured<T> => ({ argv, record, from: 'live', ok: false, error, missing });

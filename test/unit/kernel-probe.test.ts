@@ -11,8 +11,8 @@ import { probeNode } from '../../src/probe/index.js';
 import { KERNEL_COMMANDS, probeKernel, routeGetCommand, summariseNft, targetHost } from '../../src/probe/kernel.js';
 import { Root } from '../../src/probe/root.js';
 import { recordedRunner, type CommandResult, type CommandSpec, type Runner } from '../../src/probe/runner.js';
-import { validateSnapshot } from '../../src/snapshot/schema.js';
-import type { EnvPart } from '../../src/snapshot/types.js';
+import { validateSnapshot } from '../../src/model/snapshot/schema.js';
+import type { EnvPart } from '../../src/model/snapshot/types.js';
 import { link, snapshotOf } from './helpers.js';
 import { kernelPart } from './kernel-fixtures.js';
 

@@ -3,8 +3,9 @@
 // route) on constructed snapshots.
 
 import { describe, expect, it } from 'vitest';
-import type { IpRouteJson, RouteTarget } from '../../src/snapshot/kernel-types.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import { fixText } from '../helpers/remediation.js';
+import type { IpRouteJson, RouteTarget } from '../../src/model/snapshot/kernel-types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { link, snapshotOf, type LinkSpec } from './helpers.js';
 import { brief, check, ctxFor, failed, ok, rdmaPart, severities, withParts, type KernelSpec } from './kernel-fixtures.js';
 
@@ -37,7 +38,7 @@ describe('SOCK-030 route to MASTER_ADDR / NCCL_COMM_ID', () => {
     const env = { NCCL_COMM_ID: '10.88.5.1:5000' };
     const k: KernelSpec = { routeTargets: [target('NCCL_COMM_ID', '10.88.5.1:5000', '10.88.5.1', [{ dst: '10.88.5.1', dev: 'eth1', prefsrc: '10.88.5.5', flags: [], uid: 0, cache: [] }])] };
     const [r] = check(ctxFor(overlap(env, k)), 'SOCK-030');
-    expect(r).toMatchObject({ severity: 'warn', remediation: 'ip route replace 10.88.5.1/32 dev eth0 src 10.88.0.5' });
+    expect(r).toMatchObject({ severity: 'warn', remediation: { commands: [['ip', 'route', 'replace', '10.88.5.1/32', 'dev', 'eth0', 'src', '10.88.0.5']] } });
     expect(r!.summary).toBe('NCCL_COMM_ID host 10.88.5.1 is reached through eth1, but NCCL bootstraps on eth0 (10.88.0.5)');
     expect(r!.evidence.map((e) => [e.kind, e.source])).toEqual([
       ['value', 'environment'],
@@ -57,12 +58,12 @@ describe('SOCK-030 route to MASTER_ADDR / NCCL_COMM_ID', () => {
     const [r] = check(ctxFor(overlap(env, k)), 'SOCK-030');
     expect(r).toMatchObject({ severity: 'info' });
     // eth0 (the /16) holds 10.88.5.1 on-link, so a host route is the precise fix.
-    expect(r!.remediation).toBe('ip route replace 10.88.5.1/32 dev eth0 src 10.88.0.5');
+    expect(fixText(r)).toBe('ip route replace 10.88.5.1/32 dev eth0 src 10.88.0.5');
     const off = { MASTER_ADDR: '192.168.7.1', NCCL_SOCKET_IFNAME: '=eth0' };
     const k2: KernelSpec = { routeTargets: [target('MASTER_ADDR', '192.168.7.1', '192.168.7.1', [{ dst: '192.168.7.1', gateway: '10.88.5.254', dev: 'eth1' }])] };
     const [r2] = check(ctxFor(overlap(off, k2)), 'SOCK-030');
     expect(r2!.summary).toBe('MASTER_ADDR host 192.168.7.1 is reached through eth1 via 10.88.5.254, but NCCL bootstraps on eth0 (10.88.0.5)');
-    expect(r2!.remediation).toBe("export NCCL_SOCKET_IFNAME='=eth1'");
+    expect(r2!.remediation).toEqual({ env: { NCCL_SOCKET_IFNAME: '=eth1' } });
   });
   it('no route: error for NCCL_COMM_ID, warning for MASTER_ADDR', () => {
     const env = { NCCL_COMM_ID: '192.0.2.1:5000', MASTER_ADDR: '192.0.2.1' };
@@ -105,17 +106,17 @@ describe('SOCK-031 default routes on interfaces NCCL may choose', () => {
   it('an IPv6 default on one and an IPv4 default on the other are different families: the mix rule applies instead', () => {
     const rs = check(ctxFor(snap(TWO, {}, [dflt('eth0', '10.1.0.1'), { dst: 'default', gateway: 'fe80::1', dev: 'eth1', metric: 1024 }])), 'SOCK-031');
     expect(rs[0]!.summary).toMatch(/^NCCL's socket transport uses eth0 \(which carries the default route/);
-    expect(rs[0]!.remediation).toBe("export NCCL_SOCKET_IFNAME='=eth1'");
+    expect(fixText(rs[0])).toBe("export NCCL_SOCKET_IFNAME='=eth1'");
   });
   it('the socket transport mixes the default-route NIC with the data NIC: warning, pin to the data NIC', () => {
     const [r] = check(ctxFor(snap(TWO, {}, [dflt('eth0', '10.1.0.1')])), 'SOCK-031');
-    expect(r).toMatchObject({ severity: 'warn', remediation: "export NCCL_SOCKET_IFNAME='=eth1'" });
+    expect(r).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_SOCKET_IFNAME: '=eth1' } } });
   });
   it('NCCL uses only the default-route NIC while RDMA netdevs sit elsewhere: info', () => {
     const links = [link('lo', ['127.0.0.1/8']), link('eth0', ['10.1.0.5/24']), link('ens1f0np0', ['10.2.0.5/24'])];
     const rdma = rdmaPart([{ dev: 'mlx5_0', netdev: 'ens1f0np0' }]);
     const [r] = check(ctxFor(snap(links, { NCCL_SOCKET_IFNAME: '=eth0' }, [dflt('eth0', '10.1.0.1')], rdma)), 'SOCK-031');
-    expect(r).toMatchObject({ severity: 'info', summary: 'NCCL uses eth0, which carries the default route, while the RDMA netdevs ens1f0np0 are on other networks', remediation: "export NCCL_SOCKET_IFNAME='=ens1f0np0'" });
+    expect(r).toMatchObject({ severity: 'info', summary: 'NCCL uses eth0, which carries the default route, while the RDMA netdevs ens1f0np0 are on other networks', remediation: { env: { NCCL_SOCKET_IFNAME: '=ens1f0np0' } } });
     expect(severities(check(ctxFor(snap(links, { NCCL_SOCKET_IFNAME: '=eth0' }, [dflt('eth0', '10.1.0.1')])), 'SOCK-031'))).toEqual(['ok']);
   });
   it('default routes in per-NIC policy tables are not "the default route"', () => {

@@ -3,9 +3,10 @@
 // NCCL_SOCKET_TOS_CONFIG, and the "tc/iptables never touch RoCE" statement.
 
 import { describe, expect, it } from 'vitest';
-import { dscpLabel, iptablesMarkingRules, nftMarkingRule, parseDscp } from '../../src/checks/qos.js';
-import type { NftDscpRule, TcQdiscJson } from '../../src/snapshot/kernel-types.js';
-import type { NodeSnapshot } from '../../src/snapshot/types.js';
+import { fixText } from '../helpers/remediation.js';
+import { dscpLabel, iptablesMarkingRules, nftMarkingRule, parseDscp } from '../../src/model/linux/dscp.js';
+import type { NftDscpRule, TcQdiscJson } from '../../src/model/snapshot/kernel-types.js';
+import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { link, snapshotOf } from './helpers.js';
 import { brief, check, ctxFor, failed, ok, rdmaPart, severities, withParts, type KernelSpec } from './kernel-fixtures.js';
 
@@ -73,7 +74,8 @@ describe('QOS-001 root qdisc', () => {
     const odd = 'e$x;(1';
     const snap = withParts(snapshotOf([link(odd, ['10.1.0.5/24'])], { env: {} }), { kernel: { qdiscs: [{ ...tbf, dev: odd }] } });
     const [r] = check(ctxFor(snap), 'QOS-001');
-    expect(r).toMatchObject({ severity: 'warn', remediation: "tc qdisc del dev 'e$x;(1' root", fixIds: ['qdisc-priority'] });
+    expect(r).toMatchObject({ severity: 'warn', remediation: { commands: [['tc', 'qdisc', 'del', 'dev', 'e$x;(1', 'root']], fixIds: ['qdisc-priority'] } });
+    expect(fixText(r)).toBe("tc qdisc del dev 'e$x;(1' root");
     expect(r!.summary).toMatch(/tbf 8001: \(rate 125000, burst 1600\)/);
     expect(r!.evidence[0]).toMatchObject({ kind: 'command', source: 'tc -j qdisc show' });
     expect(severities(check(ctxFor(node({ qdiscs: [{ ...tbf, dev: 'ens1f0np0' }] })), 'QOS-001'))).toEqual(['ok']);
@@ -84,7 +86,7 @@ describe('QOS-001 root qdisc', () => {
       { kind: 'pfifo', handle: '10:', dev: 'eth0', parent: '1:10' },
     ];
     const [r] = check(ctxFor(node({ qdiscs: htb })), 'QOS-001');
-    expect(r).toMatchObject({ severity: 'info', fixIds: ['qdisc-priority'] });
+    expect(r).toMatchObject({ severity: 'info', remediation: { fixIds: ['qdisc-priority'] } });
     expect(r!.summary).toMatch(/^eth0: htb 1: \(default 0x10\) over pfifo/);
   });
   it('tc missing: unknown with the reason; no kernel part: unknown', () => {
@@ -98,17 +100,19 @@ describe('QOS-002 DSCP marking rules', () => {
   it('29500-29999: catches only PyTorch\'s store — warning; the fix marks by interface (NVIDIA) or sets NCCL_SOCKET_TOS_CONFIG (NCCLX)', () => {
     const k: KernelSpec = { nftRules: [nftRule([dport({ range: [29500, 29999] }), setDscp('af31')])] };
     const [r] = check(ctxFor(node(k)), 'QOS-002');
-    expect(r).toMatchObject({ severity: 'warn', fixIds: ['dscp-marking'] });
+    expect(r).toMatchObject({ severity: 'warn', remediation: { fixIds: ['dscp-marking'] } });
     expect(r!.summary).toBe("nftables inet qos out: tcp dport 29500-29999 → DSCP 26 (AF31) — catches only PyTorch's TCPStore / rendezvous (MASTER_PORT), not NCCL");
-    expect(r!.remediation).toBe(
-      "nft add table inet ncclx_qos && nft add chain inet ncclx_qos output '{ type filter hook output priority mangle; }' && nft add rule inet ncclx_qos output oifname eth0 meta l4proto tcp ip dscp set 26",
-    );
-    expect(check(ctxFor(node(k), 'ncclx-2.30'), 'QOS-002')[0]!.remediation).toBe('export NCCL_SOCKET_TOS_CONFIG=104');
+    expect(r!.remediation!.commands).toEqual([
+      ['nft', 'add', 'table', 'inet', 'ncclx_qos'],
+      ['nft', 'add', 'chain', 'inet', 'ncclx_qos', 'output', '{ type filter hook output priority mangle; }'],
+      ['nft', 'add', 'rule', 'inet', 'ncclx_qos', 'output', 'oifname', 'eth0', 'meta', 'l4proto', 'tcp', 'ip', 'dscp', 'set', '26'],
+    ]);
+    expect(check(ctxFor(node(k), 'ncclx-2.30'), 'QOS-002')[0]!.remediation).toEqual({ env: { NCCL_SOCKET_TOS_CONFIG: '104' }, fixIds: ['dscp-marking'] });
   });
   it('odd interface names get nft quoting inside shell quoting', () => {
     const odd = "e$x;(1'";
     const snap = withParts(snapshotOf([link(odd, ['10.1.0.5/24'])]), { kernel: { iptables: IPT(['-A OUTPUT -p tcp -m tcp --dport 29500 -j DSCP --set-dscp 0x1a']) } });
-    expect(check(ctxFor(snap), 'QOS-002')[0]!.remediation).toMatch(/oifname '"e\$x;\(1'\\''"' meta l4proto tcp ip dscp set 26$/);
+    expect(fixText(check(ctxFor(snap), 'QOS-002')[0])).toMatch(/oifname '"e\$x;\(1'\\''"' meta l4proto tcp ip dscp set 26$/);
   });
   it('other ports: warning; the NCCL_COMM_ID port: info; the whole ephemeral range: info', () => {
     const k: KernelSpec = {
@@ -156,7 +160,7 @@ describe('QOS-003 NCCL_IB_TC = DSCP × 4', () => {
   it('unset and nothing marked: ok; unset while the site marks 26: warning, export NCCL_IB_TC=104', () => {
     expect(severities(check(ctxFor(node()), 'QOS-003'))).toEqual(['ok']);
     const [r] = check(ctxFor(node(marks26)), 'QOS-003');
-    expect(r).toMatchObject({ severity: 'warn', remediation: 'export NCCL_IB_TC=104' });
+    expect(r).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_IB_TC: '104' } } });
     expect(r!.summary).toMatch(/^NCCL_IB_TC unset \(RoCE TC 0, DSCP 0, unless the application sets ncclConfig_t.trafficClass\), while the site marks DSCP 26 \(AF31\)/);
   });
   it('104 (or 0x68, or 106 with ECT(0)) matches 26; 96 does not', () => {
@@ -164,7 +168,7 @@ describe('QOS-003 NCCL_IB_TC = DSCP × 4', () => {
     expect(check(ctxFor(node(marks26, { NCCL_IB_TC: '0x68' })), 'QOS-003')[0]!.summary).toMatch(/^NCCL_IB_TC=0x68 \(TC 104 → DSCP 26 \(AF31\)\) matches/);
     expect(check(ctxFor(node(marks26, { NCCL_IB_TC: '106' })), 'QOS-003')[0]).toMatchObject({ severity: 'ok', summary: expect.stringMatching(/ECT\(0\)/) });
     const [bad] = check(ctxFor(node(marks26, { NCCL_IB_TC: '96' })), 'QOS-003');
-    expect(bad).toMatchObject({ severity: 'warn', remediation: 'export NCCL_IB_TC=104' });
+    expect(bad).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_IB_TC: '104' } } });
     expect(bad!.summary).toMatch(/TC 96 → DSCP 24 \(CS3\)\) does not match the DSCP the site marks \(26 \(AF31\)\)/);
   });
   it('360 is truncated to 8 bits (104); ECN 3 marks CE: warnings', () => {
@@ -180,7 +184,7 @@ describe('QOS-003 NCCL_IB_TC = DSCP × 4', () => {
     const two: KernelSpec = { iptables: IPT(['-A OUTPUT -o eth9 -j DSCP --set-dscp 0x1a', '-A OUTPUT -o eth8 -j DSCP --set-dscp 0x22']) };
     expect(check(ctxFor(node(two)), 'QOS-003')[0]!.remediation).toBeNull();
     const onRail: KernelSpec = { iptables: IPT(['-A OUTPUT -o eth9 -j DSCP --set-dscp 0x1a', '-A OUTPUT -o ens1f0np0 -j DSCP --set-dscp 0x22']) };
-    expect(check(ctxFor(node(onRail)), 'QOS-003')[0]!.remediation).toBe('export NCCL_IB_TC=136');
+    expect(fixText(check(ctxFor(node(onRail)), 'QOS-003')[0])).toBe('export NCCL_IB_TC=136');
   });
   it('no marking source readable: unknown when unset (nothing to compare), info with the value when set', () => {
     const gone = (argv: string[], record: string) => ({ argv, record, from: 'recorded' as const, ok: false as const, error: `no recorded output commands/${record}`, missing: true });
@@ -214,9 +218,9 @@ describe('QOS-005 NCCLX NCCL_SOCKET_TOS_CONFIG', () => {
   });
   it('NCCLX: unset with marking → info with the export; matching → ok; different → warn; out of range → warn', () => {
     const v = 'ncclx-2.30';
-    expect(check(ctxFor(node(marks26), v), 'QOS-005')[0]).toMatchObject({ severity: 'info', remediation: 'export NCCL_SOCKET_TOS_CONFIG=104' });
+    expect(check(ctxFor(node(marks26), v), 'QOS-005')[0]).toMatchObject({ severity: 'info', remediation: { env: { NCCL_SOCKET_TOS_CONFIG: '104' } } });
     expect(severities(check(ctxFor(node(marks26, { NCCL_SOCKET_TOS_CONFIG: '104' }), v), 'QOS-005'))).toEqual(['ok']);
-    expect(check(ctxFor(node(marks26, { NCCL_SOCKET_TOS_CONFIG: '184' }), v), 'QOS-005')[0]).toMatchObject({ severity: 'warn', remediation: 'export NCCL_SOCKET_TOS_CONFIG=104' });
+    expect(check(ctxFor(node(marks26, { NCCL_SOCKET_TOS_CONFIG: '184' }), v), 'QOS-005')[0]).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_SOCKET_TOS_CONFIG: '104' } } });
     expect(check(ctxFor(node({}, { NCCL_SOCKET_TOS_CONFIG: '300' }), v), 'QOS-005')[0]!.summary).toMatch(/outside 0-255/);
     expect(severities(check(ctxFor(node({}), v), 'QOS-005'))).toEqual(['ok']);
   });

@@ -1,3 +1,4 @@
+import { fixText } from '../helpers/remediation.js';
 import { describe, expect, it } from 'vitest';
 import { ids, link, names, pairs, run, snapshotOf, workedExample } from './helpers.js';
 
@@ -138,7 +139,7 @@ describe('NCCL_SOCKET_IFNAME', () => {
     const r = run(snap, '2.28.3', { ifname: 'eth1' });
     expect(names(r.socket.selected)).toEqual(['eth1', 'eth10']);
     const f = r.findings.find((x) => x.id === 'SOCK-004');
-    expect(f?.fix).toBe("export NCCL_SOCKET_IFNAME='=eth1'");
+    expect(fixText(f)).toBe("export NCCL_SOCKET_IFNAME='=eth1'");
     expect(names(run(snap, '2.28.3', { ifname: '=eth1' }).socket.selected)).toEqual(['eth1']);
   });
   it('1-character values are ignored (auto mode) with SOCK-005', () => {
@@ -159,7 +160,7 @@ describe('NCCL_SOCKET_IFNAME', () => {
   it('^docker0 re-admits lo (SOCK-013)', () => {
     const r = run(snapshotOf([link('lo', ['127.0.0.1/8']), link('docker0', ['172.17.0.1/16'])]), '2.28.3', { ifname: '^docker0' });
     expect(names(r.socket.selected)).toEqual(['lo']);
-    expect(r.findings.find((f) => f.id === 'SOCK-013')?.fix).toBe("export NCCL_SOCKET_IFNAME='^docker0,lo'");
+    expect(fixText(r.findings.find((f) => f.id === 'SOCK-013'))).toBe("export NCCL_SOCKET_IFNAME='^docker0,lo'");
   });
   it('an IP address is not an interface name (SOCK-012)', () => {
     const r = run(snap, '2.28.3', { ifname: '10.0.1.1' });
@@ -291,6 +292,6 @@ describe('finding presentation', () => {
     const f = r.findings.filter((x) => x.id === 'SOCK-003');
     expect(f).toHaveLength(1);
     expect(f[0]!.message).toMatch(/^Bootstrap, socket transport and IB transport OOB use lo 127\.0\.0\.1, loopback/);
-    expect(f[0]!.fix).toMatch(/export NCCL_SOCKET_IFNAME='=ens5'$/);
+    expect(fixText(f[0])).toMatch(/export NCCL_SOCKET_IFNAME='=ens5'$/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseVersion, profileFor, VersionError } from '../../src/nccl/versions.js';
+import { parseVersion, profileFor, VersionError } from '../../src/model/nccl/versions.js';
 
 const p = (v: string) => profileFor(parseVersion(v));
 

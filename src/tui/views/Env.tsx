@@ -2,8 +2,8 @@
 
 import { Text } from 'ink';
 import { useMemo } from 'react';
-import type { DoctorRun } from '../../checks/run.js';
-import { envPlan } from '../../commands/env-model.js';
+import type { DoctorRun } from '../../model/doctor/types.js';
+import { envPlan } from '../../model/advice/env-plan.js';
 import { commentLine, ENV_FORMATS, formatEnv, type EnvFormat } from '../../report/env-formats.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { Fill, Line, position, Title } from '../ui.js';

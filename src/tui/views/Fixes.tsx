@@ -4,8 +4,8 @@
 
 import { Box, Text } from 'ink';
 import { useEffect } from 'react';
-import type { DoctorRun } from '../../checks/run.js';
-import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../../fix/types.js';
+import type { DoctorRun } from '../../model/doctor/types.js';
+import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../../model/fix/types.js';
 import type { FixApi } from '../fix-api.js';
 import type { NodeSource } from '../model.js';
 import { sourceLabel } from '../Header.js';

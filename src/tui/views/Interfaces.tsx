@@ -2,8 +2,8 @@
 // per-address trace of one of them, as a table that fits 80 columns.
 
 import { Box, Text } from 'ink';
-import type { ExplainReport } from '../../commands/explain-model.js';
-import type { ConsumerResult, TraceEntry } from '../../nccl/socket.js';
+import type { ExplainReport } from '../../model/nccl/explain.js';
+import type { ConsumerResult, TraceEntry } from '../../model/nccl/socket.js';
 import { useColor, useKeys, usePersisted } from '../screen.js';
 import { clamp, Fill, fit, Line, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
 

@@ -2,11 +2,11 @@
 // the entry NCCL chooses highlighted and every other entry's verdict and reason.
 
 import { Box, Text } from 'ink';
-import type { IbModel, PortReport } from '../../commands/ib-model.js';
-import { gidText, parseGid, typeLabel } from '../../nccl/gid.js';
-import { sysError, sysText } from '../../nccl/ib.js';
-import type { RdmaPort } from '../../snapshot/rdma-types.js';
-import type { NodeSnapshot } from '../../snapshot/types.js';
+import type { IbModel, PortReport } from '../../model/nccl/ib-report.js';
+import { gidText, parseGid, typeLabel } from '../../model/nccl/gid.js';
+import { sysError, sysText } from '../../model/nccl/ib.js';
+import type { RdmaPort } from '../../model/snapshot/rdma-types.js';
+import type { NodeSnapshot } from '../../model/snapshot/types.js';
 import { useColor, useKeys, usePersisted } from '../screen.js';
 import { clamp, Fill, fit, Line, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
 

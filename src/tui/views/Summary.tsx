@@ -1,9 +1,10 @@
 // View 1: every check result with its mark, grouped by family. Enter opens a
 // result: what was found, the evidence, why it matters and the remediation.
 
+import { remediationLines } from '../../report/remediation.js';
 import { Text } from 'ink';
-import type { DoctorRun } from '../../checks/run.js';
-import { FAMILY_TITLE, type CheckResult, type Family } from '../../checks/types.js';
+import type { DoctorRun } from '../../model/doctor/types.js';
+import { FAMILY_TITLE, type CheckResult, type Family } from '../../model/result/types.js';
 import { usePersisted, useKeys, useColor } from '../screen.js';
 import { clamp, Fill, Line, Mark, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
 
@@ -53,12 +54,14 @@ export function detailLines(run: DoctorRun, r: CheckResult, width: number): { te
       add(e.value, undefined, '    ');
     }
   }
-  if (r.remediation) {
+  const lines = remediationLines(r.remediation && { ...r.remediation, fixIds: [] });
+  if (lines.length) {
     out.push({ text: '' });
     out.push({ text: 'Remediation', style: 'bold' });
-    add(r.remediation, undefined, '  ');
+    for (const l of lines) add(l, undefined, '  ');
   }
-  if (r.fixIds.length) add(`ncclx fix --only ${r.fixIds.join(',')}  (or the Fixes view, 5)`, 'dim', '  ');
+  const fixIds = r.remediation?.fixIds ?? [];
+  if (fixIds.length) add(`ncclx fix --only ${fixIds.join(',')}  (or the Fixes view, 5)`, 'dim', '  ');
   return out;
 }
 

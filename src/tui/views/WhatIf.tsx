@@ -4,8 +4,8 @@
 // from the snapshot read at start (never the node again).
 
 import { Box, Text } from 'ink';
-import type { IbModel } from '../../commands/ib-model.js';
-import type { ConsumerResult } from '../../nccl/socket.js';
+import type { IbModel } from '../../model/nccl/ib-report.js';
+import type { ConsumerResult } from '../../model/nccl/socket.js';
 import { exportsFor, fieldValues, problemDiff, verdict, WHATIF_KEYS, type Model, type WhatIf, type WhatIfKey } from '../model.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { clamp, Fill, fit, Line, Mark, Title } from '../ui.js';

@@ -1,0 +1,48 @@
+// `ncclx env`: the exports that make NCCL do the right thing on this node
+// (src/model/advice/env-plan.ts), in the format the consumer reads.
+
+import { Option, type Command } from 'commander';
+import { addCandidateOptions, addSourceOptions, addVersionOption, candidateOptions, readNode, type CandidateFlags, type SourceOptions } from './options.js';
+
+interface EnvCommandOptions extends SourceOptions, CandidateFlags {
+  format: string;
+  debug?: boolean;
+  peerIfaces?: string;
+  ncclVersion?: string;
+}
+
+export function registerEnvCommand(program: Command): void {
+  addCandidateOptions(
+    addVersionOption(
+      addSourceOptions(
+        program
+          .command('env')
+          .description('print the exports that make NCCL do the right thing on this node')
+          .addOption(new Option('--format <format>', 'output format').choices(['bash', 'fish', 'dotenv', 'json', 'nccl-conf', 'k8s']).default('bash'))
+          .option('--debug', 'add the NCCL debug bundle (NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE, NCCL_TOPO_DUMP_FILE)')
+          .option('--peer-ifaces <list>', "the peer node's RDMA_PEER_IFACES (space- or comma-separated): advertise only the common set"),
+      ),
+    ),
+    'RDMA_PEER_IFACES',
+  ).action(async (opts: EnvCommandOptions) => {
+    const [{ makeContext }, { envPlan }, fmt] = await Promise.all([import('../model/doctor/context.js'), import('../model/advice/env-plan.js'), import('../report/env-formats.js')]);
+    const cand = candidateOptions(opts);
+    const peer = opts.peerIfaces === undefined ? undefined : opts.peerIfaces.split(/[\s,]+/).filter(Boolean);
+    const snap = await readNode(opts, { kernel: true, rdma: true });
+    const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, ...cand });
+    const plan = envPlan(ctx, { debug: !!opts.debug, peerIfaces: peer });
+    const format = opts.format as import('../report/env-formats.js').EnvFormat;
+    const body = fmt.formatEnv(plan.vars, format);
+    const summary = [
+      `ncclx env for ${snap.host.hostname}, NCCL ${ctx.reasoning.choice.version.raw} (${ctx.reasoning.profile.id})`,
+      ...plan.vars.map((v) => `${v.name}: ${v.why}`),
+      ...plan.summary,
+      ...plan.notes.map((n) => `note: ${n}`),
+      `copy to the peer node: ${plan.peerLine}`,
+    ];
+    process.stdout.write(body);
+    // JSON has no comments: the summary goes to standard error there.
+    if (format === 'json') process.stderr.write(summary.map((l) => `# ${l}`).join('\n') + '\n');
+    else process.stdout.write('\n' + summary.map((l) => fmt.commentLine(l, format)).join('\n') + '\n');
+  });
+}

@@ -1,0 +1,84 @@
+// `ncclx explain` as data: the three consumers' selections, the trace and the
+// findings, for one snapshot and one set of overrides. Pure.
+
+import { effectiveEnv, originLabel, withFlags, type EffectiveEnv } from './conf.js';
+import { socketFindings, type Finding } from './socket-findings.js';
+import { selectSocketInterfaces, type ConsumerResult, type SocketContext } from './socket.js';
+import { chooseVersion } from './version-choice.js';
+import { profileFor, versionString, type Profile, type VersionChoice } from './versions.js';
+import type { NodeSnapshot } from '../snapshot/types.js';
+
+export interface SocketOverrides {
+  ifname?: string;
+  commId?: string;
+  family?: string;
+  ncclVersion?: string;
+}
+
+export interface ExplainReport {
+  ncclVersion: string;
+  profile: string;
+  versionSource: string;
+  host: string;
+  inputs: Record<string, { value: string | null; source: string }>;
+  bootstrap: ConsumerResult;
+  socket: ConsumerResult;
+  ibOob: ConsumerResult;
+  findings: Finding[];
+  warnings: string[];
+}
+
+const INPUT_VARS = ['NCCL_SOCKET_IFNAME', 'NCCL_SOCKET_FAMILY', 'NCCL_COMM_ID', 'NCCL_SOCKET_IPADDR_PREFIX'] as const;
+
+/** Effective variables with command-line overrides on top (flags beat the environment). */
+export function applyOverrides(env: EffectiveEnv, o: SocketOverrides): EffectiveEnv {
+  return withFlags(env, [
+    ['NCCL_SOCKET_IFNAME', o.ifname, '--ifname'],
+    ['NCCL_COMM_ID', o.commId, '--comm-id'],
+    ['NCCL_SOCKET_FAMILY', o.family, '--family'],
+  ]);
+}
+
+export interface ReasoningContext {
+  choice: VersionChoice;
+  profile: Profile;
+  env: EffectiveEnv;
+  socketCtx: SocketContext;
+}
+
+export function reasoningContext(snapshot: NodeSnapshot, o: SocketOverrides): ReasoningContext {
+  const choice = chooseVersion(o.ncclVersion, snapshot);
+  const profile = profileFor(choice.version);
+  const env = applyOverrides(effectiveEnv(snapshot.env, profile), o);
+  const socketCtx: SocketContext = {
+    profile,
+    links: snapshot.network.links,
+    addresses: snapshot.network.addresses,
+    vars: env.vars,
+    resolve: (h) => snapshot.resolutions[h],
+  };
+  return { choice, profile, env, socketCtx };
+}
+
+export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): ExplainReport {
+  const { choice, profile, env, socketCtx } = reasoningContext(snapshot, o);
+  const selection = selectSocketInterfaces(socketCtx);
+  const findings = socketFindings({ ctx: socketCtx, selection, env, versionAssumed: choice.assumed });
+  const inputs: ExplainReport['inputs'] = {};
+  for (const v of INPUT_VARS) {
+    if (v === 'NCCL_SOCKET_IPADDR_PREFIX' && !profile.ipaddrPrefix) continue;
+    inputs[v] = { value: env.vars[v] ?? null, source: originLabel(env.origins[v]) };
+  }
+  return {
+    ncclVersion: versionString(choice.version),
+    profile: profile.id,
+    versionSource: choice.source,
+    host: snapshot.host.hostname,
+    inputs,
+    bootstrap: selection.bootstrap,
+    socket: selection.socket,
+    ibOob: selection.ibOob,
+    findings,
+    warnings: snapshot.warnings.map((w) => `${w.source}: ${w.message}`),
+  };
+}

@@ -1,0 +1,113 @@
+// The shapes every judgement of ncclx shares: a severity, the evidence it
+// rests on, and a remediation as data. Checks (src/checks), the NCCL findings
+// (explain, ib) and compare all produce these; only src/report turns them into
+// text, quoted for where the text goes.
+
+export type Severity = 'ok' | 'info' | 'warn' | 'error' | 'unknown';
+
+/** Severities a finding (something NCCL will do that the user did not mean) can have. */
+export type FindingSeverity = 'error' | 'warn' | 'info';
+
+export const SEVERITY_RANK: Record<Severity, number> = { ok: 0, info: 1, unknown: 2, warn: 3, error: 4 };
+
+export type Family = 'socket' | 'env' | 'rdma' | 'arp' | 'candidates' | 'qos' | 'gdr' | 'topology';
+
+export const FAMILY_TITLE: Record<Family, string> = {
+  socket: 'Socket interfaces',
+  env: 'NCCL environment',
+  rdma: 'RDMA devices and GIDs',
+  arp: 'Multi-rail ARP and routing',
+  candidates: 'RDMA candidate set',
+  qos: 'QoS and DSCP',
+  gdr: 'GPUDirect RDMA',
+  topology: 'Topology',
+};
+
+/** Every `ncclx fix` fix, in the order a plan applies them. */
+export const FIX_ORDER = ['policy-routing', 'arp-sysctl', 'rp-filter', 'dscp-marking', 'qdisc-priority', 'nccl-conf', 'sysctl-persist'] as const;
+export type FixId = (typeof FIX_ORDER)[number];
+
+export interface Evidence {
+  /** A file and what it held, a command and what it printed, or a derived value. */
+  kind: 'file' | 'command' | 'value';
+  source: string;
+  value: string;
+}
+
+/**
+ * What resolves a finding, as data. `env` changes the environment (null =
+ * unset; key order is the order to apply them), `commands` are argument
+ * arrays (never shell strings), `advice` is what a person has to do or know
+ * when no command says it, and `fixIds` name `ncclx fix` fixes that apply it.
+ */
+export interface Remediation {
+  env?: Record<string, string | null>;
+  commands?: string[][];
+  advice?: string;
+  fixIds?: FixId[];
+}
+
+/** What a check returns: one judgement. The runner adds the check's id. */
+export interface Outcome {
+  severity: Severity;
+  /** One line: what was found. */
+  summary: string;
+  /** What the result rests on. */
+  evidence: Evidence[];
+  /** Why it matters, one or two sentences ('' for ok results). */
+  why: string;
+  /** What resolves it, or null when nothing needs doing. */
+  remediation: Remediation | null;
+}
+
+export interface CheckResult extends Outcome {
+  checkId: string;
+}
+
+/** A finding of the NCCL models (explain, ib): what NCCL will do that the user probably did not intend. */
+export interface Finding {
+  /** Stable id, e.g. SOCK-004. */
+  id: string;
+  severity: FindingSeverity;
+  message: string;
+  remediation: Remediation;
+  /** The consumers a socket finding concerns (bootstrap, socket, ibOob; comma-joined when merged). */
+  consumer?: string;
+}
+
+/** A check as the report and the registry see it. */
+export interface CheckInfo {
+  id: string;
+  title: string;
+  family: Family;
+}
+
+export interface Counts {
+  errors: number;
+  warnings: number;
+  ok: number;
+  info: number;
+  unknown: number;
+}
+
+export function countResults(results: { severity: Severity }[]): Counts {
+  const c: Counts = { errors: 0, warnings: 0, ok: 0, info: 0, unknown: 0 };
+  for (const r of results) {
+    if (r.severity === 'error') c.errors++;
+    else if (r.severity === 'warn') c.warnings++;
+    else if (r.severity === 'ok') c.ok++;
+    else if (r.severity === 'info') c.info++;
+    else c.unknown++;
+  }
+  return c;
+}
+
+/** Exit codes of every reasoning command: 0 no error, 1 an error found (2, usage and bad input, is the CLI's). */
+export function exitCodeFor(results: { severity: Severity }[]): 0 | 1 {
+  return results.some((r) => r.severity === 'error') ? 1 : 0;
+}
+
+/** The worst severity of a list (ok for an empty one). */
+export function worstSeverity(results: { severity: Severity }[]): Severity {
+  return results.reduce<Severity>((w, r) => (SEVERITY_RANK[r.severity] > SEVERITY_RANK[w] ? r.severity : w), 'ok');
+}

@@ -1,0 +1,46 @@
+// A remediation (src/model/result) as text a person can read and paste: the
+// advice first, then one line per environment change and per command, each
+// quoted for a POSIX shell. Every renderer (doctor, explain, ib, compare, the
+// TUI) prints remediations through here, so they read the same everywhere.
+
+import type { Remediation } from '../model/result/types.js';
+import { shExport, shJoin } from '../model/shell/quote.js';
+
+/** `export NAME='value'` / `unset NAME`, in the remediation's order. */
+export function envLines(env: Record<string, string | null> | undefined): string[] {
+  return Object.entries(env ?? {}).map(([name, value]) => (value === null ? `unset ${name}` : shExport(name, value)));
+}
+
+/** The pasteable lines: environment changes, then commands. */
+export function remediationCommands(r: Remediation): string[] {
+  return [...envLines(r.env), ...(r.commands ?? []).map(shJoin)];
+}
+
+/** Advice (ending in ':' when commands follow) and the pasteable lines. */
+export function remediationLines(r: Remediation | null): string[] {
+  if (!r) return [];
+  const cmds = remediationCommands(r);
+  const advice = r.advice ? (cmds.length && !/[:.]$/.test(r.advice) ? `${r.advice}:` : r.advice) : null;
+  return [...(advice ? [advice] : []), ...cmds];
+}
+
+/** One string, lines joined with newlines (JSON's `fix` field, short displays). */
+export function remediationText(r: Remediation | null): string {
+  return remediationLines(r).join('\n');
+}
+
+/** `fix:` lines under a finding: the first after the label, the rest aligned under it. */
+export function fixLines(lines: string[], s: { dim(t: string): string }, indent = '      '): string[] {
+  return lines.map((l, i) => (i === 0 ? `${indent}${s.dim('fix:')} ${l}` : `${indent}     ${l}`));
+}
+
+/** The remediation in the JSON shape of docs/doctor-json.md: every key present, empty when unused. */
+export function remediationJson(r: Remediation | null) {
+  if (!r) return null;
+  return { env: r.env ?? {}, commands: r.commands ?? [], advice: r.advice ?? null, fixIds: r.fixIds ?? [] };
+}
+
+/** A finding for JSON output: the remediation as data, and `fix`, the same as pasteable text. */
+export function findingJson<F extends { remediation: Remediation }>(f: F) {
+  return { ...f, fix: remediationText(f.remediation), remediation: remediationJson(f.remediation) };
+}
