@@ -2,7 +2,7 @@
 
 import { rdmaCandidates } from '../model/linux/candidates.js';
 import type { Check } from '../model/doctor/types.js';
-import { ok, result, setEnv } from '../model/result/build.js';
+import { advise, ok, result, setEnv } from '../model/result/build.js';
 import type { Outcome } from '../model/result/types.js';
 
 const candidateSet: Check = {
@@ -23,7 +23,7 @@ const candidateSet: Check = {
           `${v.netdev} (${v.devices.join(', ')}) is left out of the candidate set: ${v.reason}`,
           [{ kind: 'value', source: `addresses of ${v.netdev}`, value: v.ipv4.length ? v.ipv4.join(', ') : 'no IPv4' }],
           'A RoCE port whose netdev has no IPv4 address has no IPv4 GID: RoCE v2 cannot route and QPs time out with IBV_WC_RETRY_EXC_ERR.',
-          setEnv({ RDMA_PEER_IFACES: set.kept.join(' ') }, `Give ${v.netdev} its rail's IPv4 address (or attach the network to the pod), or leave it out`),
+          advise(`Give ${v.netdev} its rail's IPv4 address (or attach the network to the pod), or leave it out of RDMA_PEER_IFACES: ncclx env prints the set without it (${set.peerLine})`),
         ),
       );
     }

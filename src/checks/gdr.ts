@@ -2,9 +2,9 @@
 // peer-memory caveats of older NCCL, and NCCL_NET_GDR_LEVEL's accepted values.
 
 import type { Check } from '../model/doctor/types.js';
-import { gdrReadiness, gdrSummary } from '../model/nccl/gdr.js';
+import { gdrLevelFinding, gdrReadiness, gdrSummary } from '../model/nccl/gdr.js';
 import { atLeast } from '../model/nccl/versions.js';
-import { advise, ok, result, run, setEnv, unsetEnv } from '../model/result/build.js';
+import { advise, ok, result, run, unsetEnv } from '../model/result/build.js';
 import type { Evidence, Outcome } from '../model/result/types.js';
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
 
@@ -99,9 +99,6 @@ const versionCaveats: Check = {
   },
 };
 
-// Names NCCL_NET_GDR_LEVEL accepts, by the version that added them (case-sensitive).
-const GDR_LEVELS: [string, string][] = [['LOC', '2.0.0'], ['NVL', '2.0.0'], ['NVB', '2.0.0'], ['PIX', '2.0.0'], ['PXB', '2.0.0'], ['PXN', '2.0.0'], ['PHB', '2.0.0'], ['SYS', '2.0.0'], ['C2C', '2.26.2'], ['P2C', '2.27.3']];
-
 const gdrLevel: Check = {
   id: 'GDR-003',
   title: 'NCCL_NET_GDR_LEVEL is a value NCCL accepts',
@@ -109,19 +106,10 @@ const gdrLevel: Check = {
   run(ctx) {
     const raw = ctx.reasoning.env.vars['NCCL_NET_GDR_LEVEL'];
     if (raw === undefined) return ok('NCCL_NET_GDR_LEVEL unset (default distance)');
-    const v = ctx.reasoning.profile.version;
-    const names = GDR_LEVELS.filter(([, since]) => atLeast(v, since)).map(([n]) => n);
-    if (/^\d/.test(raw) || names.includes(raw)) {
-      return ok(`NCCL_NET_GDR_LEVEL=${raw} is accepted`, [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }]);
-    }
-    const upper = raw.toUpperCase();
-    return result(
-      'warn',
-      `NCCL_NET_GDR_LEVEL=${raw} is not a level NCCL ${v.raw} knows (${names.join(' ')}, or an integer): it is silently ignored`,
-      [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }],
-      'Level names are case-sensitive; an unknown value leaves the default distance (PXB) in place without any message.',
-      names.includes(upper) ? setEnv({ NCCL_NET_GDR_LEVEL: upper }) : unsetEnv('NCCL_NET_GDR_LEVEL'),
-    );
+    const evidence: Evidence[] = [{ kind: 'value', source: 'environment', value: `NCCL_NET_GDR_LEVEL=${raw}` }];
+    const f = gdrLevelFinding(raw, ctx.reasoning.profile);
+    if (!f) return ok(`NCCL_NET_GDR_LEVEL=${raw} is accepted`, evidence);
+    return result(f.severity, f.message, evidence, 'Level names are case-sensitive; an unknown value leaves the default distance (PXB) in place without any message.', f.remediation);
   },
 };
 

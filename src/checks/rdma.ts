@@ -51,6 +51,7 @@ const SPECS: Spec[] = [
   { id: 'IB-032', title: 'MERGE_VFS does not collapse distinct NICs', ok: 'no distinct PCI devices fold onto one path', why: 'In VMs NCCL_IB_MERGE_VFS folds device numbers, so separate NICs share a path and may be fused.' },
   { id: 'IB-033', title: 'NCCL_IB_HCA names verbs devices', ok: 'NCCL_IB_HCA names verbs devices, not netdevs', why: 'NCCL_IB_HCA matches verbs names (mlx5_0), never netdev names (ens1f0np0).' },
   { id: 'IB-034', title: 'RDMA data available', ok: 'the snapshot has the RDMA part', why: 'Without the RDMA part no RDMA check can run.' },
+  { id: 'IB-036', title: 'No fused NICs off the PCI tree', ok: 'NCCL fuses no NICs that sit off the PCI tree', why: 'NCCL 2.24–2.28 fuses NICs it cannot place into one virtual NIC on the first CPU; when the graph search fails, its fallback looks up NET 0, which no longer exists ("Could not find NET with id 0", NVIDIA/nccl#1748).', family: 'topology' },
   { id: 'IB-035', title: 'No fused NIC across point-to-point subnets', ok: 'no fused NIC spans point-to-point subnets', why: 'In a direct-connect mesh each port reaches a different peer; fusing them breaks reachability.' },
 ];
 

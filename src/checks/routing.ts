@@ -10,7 +10,7 @@ import { captureFailure, commandEvidence, mainDefaults, NO_KERNEL_PART } from '.
 import type { Check, CheckContext } from '../model/doctor/types.js';
 import { linkOfSelected } from '../model/nccl/socket-links.js';
 import type { SelectedInterface } from '../model/nccl/socket.js';
-import { result, run, setEnv, unknownResult } from '../model/result/build.js';
+import { advise, result, run, setEnv, unknownResult } from '../model/result/build.js';
 import type { Evidence, Outcome, Remediation, Severity } from '../model/result/types.js';
 import type { AddressInfo, Family } from '../model/snapshot/types.js';
 
@@ -96,7 +96,11 @@ const routeTarget: Check = {
       const onLink = ctx.snapshot.network.addresses.some((a) => a.link === bootLink && a.family === (target.address!.includes(':') ? 'AF_INET6' : 'AF_INET') && sameSubnet(a, target.address!));
       const bootAddr = boot.address;
       let remediation: Remediation | null = null;
-      if (onLink && !holder) {
+      const loopback = /^127\./.test(target.address) || target.address === '::1';
+      if (loopback) {
+        // Not an interface problem: the host itself is this node's loopback.
+        remediation = advise(`${variable}=${value} is this node's loopback: fine on one node; for a multi-node job set ${variable === 'MASTER_ADDR' ? 'MASTER_ADDR' : 'NCCL_COMM_ID'} to rank 0's address on the data network`);
+      } else if (onLink && !holder) {
         const len = target.address.includes(':') ? 128 : 32;
         remediation = run([['ip', 'route', 'replace', `${target.address}/${len}`, 'dev', bootLink, 'src', bootAddr]]);
       } else if (variable === 'MASTER_ADDR' && !vars['NCCL_COMM_ID']) {
@@ -211,7 +215,7 @@ const defaultRouteCarriers: Check = {
         `NCCL uses ${distinct.join(', ')}, which carries the default route, while the RDMA netdevs ${dataLinks.join(', ')} are on other networks`,
         [usedEv, ...routeEv(withDefault)],
         'Bootstrap and the IB out-of-band socket then run over the default-route network; that works only if it reaches every node of the job.',
-        pinTo(dataLinks),
+        advise(`Nothing to change if ${distinct.join(', ')} reaches every node of the job; otherwise name a data interface that does in NCCL_SOCKET_IFNAME (e.g. =${dataLinks[0]})`),
       );
     }
     return result('ok', `NCCL uses ${distinct.join(', ')}, which carries the default route; no other data network is visible`, [usedEv, ...routeEv(withDefault)], '');

@@ -44,7 +44,7 @@ export function registerDoctorCommand(program: Command): void {
         process.stdout.write(ALL_CHECKS.map((c) => `${c.id.padEnd(w)}  ${c.family.padEnd(10)}  ${c.title}`).join('\n') + '\n');
         return;
       }
-      const [{ runDoctor, selectChecks }, { makeContext }, report] = await Promise.all([import('../checks/run.js'), import('../model/doctor/context.js'), import('../report/doctor.js')]);
+      const [{ runDoctor, selectChecks }, { makeContext }, { verifyRun }, report] = await Promise.all([import('../checks/run.js'), import('../model/doctor/context.js'), import('../checks/verify.js'), import('../report/doctor.js')]);
       const cand = candidateOptions(opts);
       const only = list(opts.only);
       const skip = list(opts.skip);
@@ -68,7 +68,8 @@ export function registerDoctorCommand(program: Command): void {
         return;
       }
       const snap = await readNode(opts, { kernel: true, rdma: true });
-      const run = runDoctor(checks, makeContext(snap, { ncclVersion: opts.ncclVersion }, options));
+      // Every remediation that changes the environment is checked in the model before it is shown.
+      const run = verifyRun(runDoctor(checks, makeContext(snap, { ncclVersion: opts.ncclVersion }, options)));
       if (format === 'json') process.stdout.write(JSON.stringify(report.doctorJson(run), null, 2) + '\n');
       else if (format === 'prom') process.stdout.write(report.renderPrometheus(run));
       else process.stdout.write(report.renderDoctorText(run, makeStyle(wantColor(opts.color)), !!opts.verbose));

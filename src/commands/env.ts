@@ -2,6 +2,7 @@
 // (src/model/advice/env-plan.ts), in the format the consumer reads.
 
 import { Option, type Command } from 'commander';
+import { UserError } from '../model/errors.js';
 import { addCandidateOptions, addSourceOptions, addVersionOption, candidateOptions, readNode, type CandidateFlags, type SourceOptions } from './options.js';
 
 interface EnvCommandOptions extends SourceOptions, CandidateFlags {
@@ -25,24 +26,16 @@ export function registerEnvCommand(program: Command): void {
     ),
     'RDMA_PEER_IFACES',
   ).action(async (opts: EnvCommandOptions) => {
-    const [{ makeContext }, { envPlan }, fmt] = await Promise.all([import('../model/doctor/context.js'), import('../model/advice/env-plan.js'), import('../report/env-formats.js')]);
+    const [{ makeContext }, { envPlan }, { envHeader, envText }] = await Promise.all([import('../model/doctor/context.js'), import('../model/advice/env-plan.js'), import('../report/env-text.js')]);
     const cand = candidateOptions(opts);
     const peer = opts.peerIfaces === undefined ? undefined : opts.peerIfaces.split(/[\s,]+/).filter(Boolean);
     const snap = await readNode(opts, { kernel: true, rdma: true });
     const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, ...cand });
     const plan = envPlan(ctx, { debug: !!opts.debug, peerIfaces: peer });
-    const format = opts.format as import('../report/env-formats.js').EnvFormat;
-    const body = fmt.formatEnv(plan.vars, format);
-    const summary = [
-      `ncclx env for ${snap.host.hostname}, NCCL ${ctx.reasoning.choice.version.raw} (${ctx.reasoning.profile.id})`,
-      ...plan.vars.map((v) => `${v.name}: ${v.why}`),
-      ...plan.summary,
-      ...plan.notes.map((n) => `note: ${n}`),
-      `copy to the peer node: ${plan.peerLine}`,
-    ];
-    process.stdout.write(body);
+    const out = envText(plan, envHeader(ctx), opts.format as import('../report/env-formats.js').EnvFormat);
+    if (out.error) throw new UserError(out.error);
+    process.stdout.write(out.body);
     // JSON has no comments: the summary goes to standard error there.
-    if (format === 'json') process.stderr.write(summary.map((l) => `# ${l}`).join('\n') + '\n');
-    else process.stdout.write('\n' + summary.map((l) => fmt.commentLine(l, format)).join('\n') + '\n');
+    if (out.summary.length) process.stderr.write(out.summary.map((l) => `# ${l}`).join('\n') + '\n');
   });
 }

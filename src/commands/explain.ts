@@ -5,7 +5,7 @@ import { Option, type Command } from 'commander';
 import { explain, type SocketOverrides } from '../model/nccl/explain.js';
 import { explainJson, renderExplain } from '../report/explain-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { addSourceOptions, addVersionOption, readNode, type SourceOptions } from './options.js';
+import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
 
 interface ExplainOptions extends SourceOptions, SocketOverrides {
   json?: boolean;
@@ -28,8 +28,17 @@ export function registerExplainCommand(program: Command): void {
     .option('-v, --verbose', 'show every trace')
     .option('--no-color', 'no colour')
     .action(async (opts: ExplainOptions) => {
-      const snap = await readNode(opts, { extraHosts: [opts.commId] });
+      // Devices and ports (no GID tables) tell NCCL's "NET/IB : Using …" line from "No device found.".
+      const snap = await readNode(opts, { extraHosts: [opts.commId], rdma: 'ports' });
       const report = explain(snap, opts);
+      // Remediations that change the environment are aligned with \`ncclx env\` and checked in the model first.
+      if (report.findings.some((f) => f.remediation.env)) {
+        const { verifyFindings } = await import('../checks/verify.js');
+        const flags = Object.fromEntries(
+          ([['NCCL_SOCKET_IFNAME', opts.ifname], ['NCCL_COMM_ID', opts.commId], ['NCCL_SOCKET_FAMILY', opts.family]] as const).filter(([, v]) => v !== undefined),
+        ) as Record<string, string>;
+        report.findings = verifyFindings(snap, flags, { ncclVersion: opts.ncclVersion, ...candidateOptions({ uplinkRegex: DEFAULT_UPLINK_REGEX }) }, report.findings);
+      }
       if (opts.json) process.stdout.write(JSON.stringify(explainJson(report), null, 2) + '\n');
       else process.stdout.write(renderExplain(report, makeStyle(wantColor(opts.color)), !!opts.verbose));
       process.exitCode = report.findings.some((f) => f.severity === 'error') ? 1 : 0;

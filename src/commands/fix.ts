@@ -110,10 +110,10 @@ async function runFix(opts: FixCliOptions): Promise<number> {
     if (only) plan = { ...plan, fixes: plan.fixes.filter((f) => only.includes(f.id)) };
   } else {
     const cand = candidateOptions(opts);
-    const [{ ALL_CHECKS }, { runDoctor }, { makeContext }] = await Promise.all([import('../checks/registry.js'), import('../checks/run.js'), import('../model/doctor/context.js')]);
+    const [{ ALL_CHECKS }, { runDoctor }, { makeContext }, { verifyRun }] = await Promise.all([import('../checks/registry.js'), import('../checks/run.js'), import('../model/doctor/context.js'), import('../checks/verify.js')]);
     const snap = await readNode(opts, { kernel: true, rdma: true });
     const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, ...cand });
-    const run = runDoctor(ALL_CHECKS, ctx);
+    const run = verifyRun(runDoctor(ALL_CHECKS, ctx));
     plan = await fix.proposeFixes(run, {
       source: { live, root: opts.root ?? '/' },
       only,

@@ -7,7 +7,7 @@ import { UserError } from '../model/errors.js';
 import type { IbOverrides } from '../model/nccl/ib-report.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { addSourceOptions, addVersionOption, readNode, type SourceOptions } from './options.js';
+import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
 
 // The model and renderers load only when an ib command runs, so other commands start fast.
 const loadIb = () => Promise.all([import('../model/nccl/ib-report.js'), import('../report/ib-text.js')]);
@@ -84,7 +84,14 @@ export function registerIbCommands(program: Command): void {
   ).action(
     action(async (snap, o) => {
       const [{ ibModel }, { ibJson, renderIb }] = await loadIb();
-      const { report } = ibModel(snap, overrides(o));
+      const ov = overrides(o);
+      const { report } = ibModel(snap, ov);
+      // Remediations that change the environment are aligned with \`ncclx env\` and checked in the model first.
+      if (report.findings.some((f) => f.remediation.env)) {
+        const { verifyFindings } = await import('../checks/verify.js');
+        const flags: Record<string, string> = { ...ov.set, ...(ov.hca !== undefined ? { NCCL_IB_HCA: ov.hca } : {}), ...(ov.gidIndex !== undefined ? { NCCL_IB_GID_INDEX: ov.gidIndex } : {}) };
+        report.findings = verifyFindings(snap, flags, { ncclVersion: o.ncclVersion, ...candidateOptions({ uplinkRegex: DEFAULT_UPLINK_REGEX }) }, report.findings);
+      }
       if (o.json) print(JSON.stringify(ibJson(report), null, 2) + '\n');
       else print(renderIb(report, makeStyle(wantColor(o.color)), !!o.verbose));
       return report.findings.some((f) => f.severity === 'error') ? 1 : 0;

@@ -62,7 +62,8 @@ export interface ReadOptions {
   /** Sysctls, routes, qdiscs and firewall rules: the doctor needs them, explain does not (it must stay fast). */
   kernel?: boolean;
   /** The RDMA devices and GID tables. */
-  rdma?: boolean;
+  /** 'ports': devices and ports without GID tables (cheap). */
+  rdma?: boolean | 'ports';
   onStep?: (what: string) => void;
 }
 

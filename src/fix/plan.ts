@@ -278,7 +278,7 @@ export function mergeSysctlConf(current: string | null, settings: { key: string;
 }
 
 /** The exports `ncclx env` would print, computed once per run (both the claim and the file use them). */
-const envOf = (ctx: CheckContext) => ctx.memo('fix.envPlan', () => envPlan(ctx, { debug: false }));
+const envOf = (ctx: CheckContext) => ctx.memo('advice.envPlan', () => envPlan(ctx, { debug: false }));
 
 function ncclConf(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<Fix, 'id' | 'title' | 'resolves'> {
   const plan = envOf(ctx);

@@ -27,7 +27,7 @@ export interface ProbeOptions {
    */
   kernel?: boolean;
   /** Read /sys/class/infiniband (every GID table). Default true; commands that do not look at RDMA can pass false. */
-  rdma?: boolean;
+  rdma?: boolean | 'ports';
   /**
    * Called before each part is read, with what is being read (for a progress
    * display). When given, the probe also yields to the event loop after each
@@ -99,9 +99,9 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   const resolutions = root.isLive && hosts.length ? await resolveHosts(hosts) : {};
   // Loaded on demand: explain needs neither the RDMA nor the kernel part, and must start fast.
   if (opts.rdma !== false) await step('RDMA devices, ports and GID tables');
-  const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root);
-  if (opts.rdma !== false) await step('PCI devices');
-  const pci = opts.rdma === false ? undefined : (await import('./pci.js')).probePci(root);
+  const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root, { gids: opts.rdma !== 'ports' });
+  if (opts.rdma === true || opts.rdma === undefined) await step('PCI devices');
+  const pci = opts.rdma === true || opts.rdma === undefined ? (await import('./pci.js')).probePci(root) : undefined;
   if (opts.kernel !== false) await step('sysctls, routes, qdiscs and firewall rules');
   const kernel = opts.kernel === false ? undefined : (await import('./kernel.js')).probeKernel(root, runner, { network, env: envPart, resolutions });
   return {

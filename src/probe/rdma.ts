@@ -53,7 +53,7 @@ function readGids(root: Root, portDir: string): { gidCount: number; gids: GidEnt
   return { gidCount: names.length, gids };
 }
 
-function readPort(root: Root, devDir: string, port: number): RdmaPort {
+function readPort(root: Root, devDir: string, port: number, gids: boolean): RdmaPort {
   const dir = `${devDir}/ports/${port}`;
   return {
     port,
@@ -62,7 +62,7 @@ function readPort(root: Root, devDir: string, port: number): RdmaPort {
     linkLayer: sysfs(root, `${dir}/link_layer`),
     rate: sysfs(root, `${dir}/rate`),
     lid: sysfs(root, `${dir}/lid`),
-    ...readGids(root, dir),
+    ...(gids ? readGids(root, dir) : { gidCount: 0, gids: [] }),
   };
 }
 
@@ -185,7 +185,12 @@ export function naturalCompare(a: string, b: string): number {
   return ta.length - tb.length || (a < b ? 1 : a > b ? -1 : 0);
 }
 
-export function probeRdma(root: Root): RdmaPart {
+/**
+ * The RDMA part. `gids: false` reads devices and ports but no GID table: what
+ * `explain` needs to tell "NET/IB : Using …" from "No device found." cheaply.
+ */
+export function probeRdma(root: Root, o: { gids?: boolean } = {}): RdmaPart {
+  const gids = o.gids ?? true;
   const classPresent = root.isDir(IB_CLASS);
   const uverbs = uverbsMap(root);
   const devices: RdmaDevice[] = [];
@@ -199,7 +204,7 @@ export function probeRdma(root: Root): RdmaPart {
       .list(`${dir}/ports`)
       .filter((n) => /^\d+$/.test(n))
       .sort(byNumber)
-      .map((p) => readPort(root, dir, Number(p)));
+      .map((p) => readPort(root, dir, Number(p), gids));
     for (const n of pciNetdevs) netdevNames.add(n);
     for (const p of ports) for (const g of p.gids) if (typeof g.ndev === 'string' && g.ndev) netdevNames.add(g.ndev);
     devices.push({

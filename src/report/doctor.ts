@@ -4,7 +4,7 @@
 import type { DoctorRun } from '../model/doctor/types.js';
 import { versionString } from '../model/nccl/versions.js';
 import { countResults, exitCodeFor, FAMILY_TITLE, worstSeverity, type CheckInfo, type Family, type Severity } from '../model/result/types.js';
-import { fixLines, remediationJson, remediationLines } from './remediation.js';
+import { CHECKED, fixLines, remediationJson, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
 
 export { countResults, exitCodeFor };
@@ -37,6 +37,7 @@ export function renderDoctorText(run: DoctorRun, s: Style, verbose: boolean): st
       if (r.why) out.push(`      ${s.dim('why:')} ${r.why}`);
       for (const e of r.evidence) out.push(`      ${s.dim(`${e.kind === 'command' ? '$' : e.kind === 'file' ? 'file' : 'from'} ${e.source}:`)} ${e.value}`);
       out.push(...fixLines(remediationLines(r.remediation && { ...r.remediation, fixIds: [] }), s));
+      if (r.verdict?.resolves) out.push(`      ${s.dim(CHECKED)}`);
       if (r.remediation?.fixIds?.length) out.push(`      ${s.dim('ncclx fix --only')} ${r.remediation.fixIds.join(',')}`);
     }
   }
@@ -69,6 +70,8 @@ export function doctorJson(run: DoctorRun) {
       evidence: r.evidence,
       why: r.why || null,
       remediation: remediationJson(r.remediation),
+      // The model's verdict on an environment change: checked by applying it and running every check again.
+      verdict: r.verdict ?? null,
       fixIds: r.remediation?.fixIds ?? [],
     })),
     warnings: run.context.snapshot.warnings,

@@ -1,7 +1,8 @@
 // Plain-text rendering of an IbReport: the port table, the show_gids-style
 // GID table and the ibdev2netdev-style map.
 
-import { findingJson, fixLines, remediationLines } from './remediation.js';
+import type { RemediationVerdict } from '../model/result/types.js';
+import { CHECKED, findingJson, fixLines, remediationLines } from './remediation.js';
 import type { DeviceReport, IbReport, PortReport } from '../model/nccl/ib-report.js';
 import { gidIPv4, parseGid, typeLabel } from '../model/nccl/gid.js';
 import type { Finding } from '../model/nccl/socket-findings.js';
@@ -34,7 +35,7 @@ function ncclCell(p: PortReport, virtualNets: Set<number>): string {
 
 export function renderFinding(f: Finding, s: Style): string[] {
   const mark = f.severity === 'error' ? s.err('✗') : f.severity === 'warn' ? s.warn('!') : s.dim('i');
-  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s)];
+  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s), ...((f as { verdict?: RemediationVerdict | null }).verdict?.resolves ? [`      ${s.dim(CHECKED)}`] : [])];
 }
 
 function transportLine(r: IbReport, s: Style): string {

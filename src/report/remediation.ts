@@ -3,7 +3,7 @@
 // quoted for a POSIX shell. Every renderer (doctor, explain, ib, compare, the
 // TUI) prints remediations through here, so they read the same everywhere.
 
-import type { Remediation } from '../model/result/types.js';
+import type { Remediation, RemediationVerdict } from '../model/result/types.js';
 import { shExport, shJoin } from '../model/shell/quote.js';
 
 /** `export NAME='value'` / `unset NAME`, in the remediation's order. */
@@ -40,7 +40,10 @@ export function remediationJson(r: Remediation | null) {
   return { env: r.env ?? {}, commands: r.commands ?? [], advice: r.advice ?? null, fixIds: r.fixIds ?? [] };
 }
 
-/** A finding for JSON output: the remediation as data, and `fix`, the same as pasteable text. */
-export function findingJson<F extends { remediation: Remediation }>(f: F) {
-  return { ...f, fix: remediationText(f.remediation), remediation: remediationJson(f.remediation) };
+/** A finding for JSON output: the remediation as data, the model's verdict on it, and `fix`, the same as pasteable text. */
+export function findingJson<F extends { remediation: Remediation; verdict?: RemediationVerdict | null }>(f: F) {
+  return { ...f, fix: remediationText(f.remediation), remediation: remediationJson(f.remediation), verdict: f.verdict ?? null };
 }
+
+/** The line under a fix that says it was checked in the model. */
+export const CHECKED = 'checked: applied to this node in the model, it resolves this and raises nothing new';

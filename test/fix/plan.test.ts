@@ -33,7 +33,9 @@ describe('plans on the fixture nodes', () => {
     const r = fix('roce-one-subnet', ['--json']);
     expect(r.code, r.stderr).toBe(0);
     const f = byId(r.json!);
-    expect(Object.keys(f)).toEqual(['policy-routing', 'arp-sysctl']);
+    // ncclx env and the doctor agree on NCCL_SOCKET_IFNAME (SOCK-031), so the nccl-conf fix resolves it too.
+    expect(Object.keys(f)).toEqual(['policy-routing', 'arp-sysctl', 'nccl-conf']);
+    expect(f['nccl-conf']!.resolves.map((x) => x.checkId)).toEqual(['SOCK-031']);
     const rules = f['policy-routing']!.ops.filter((o) => o['kind'] === 'ip-rule');
     expect(rules.map((o) => o['table'])).toEqual([100, 101, 102, 103, 104, 105, 106]);
     // Routes come before the rules that point at their tables.
@@ -93,10 +95,11 @@ describe('plans on the fixture nodes', () => {
     expect(r.stderr).toMatch(/fixes apply only to the node ncclx runs on/);
   });
 
-  it('nccl-conf resolves only findings whose exports it writes with the same values (ib8-storage: IB-015)', () => {
+  it('nccl-conf resolves only findings whose exports it writes with the same values (ib8-storage: IB-009, IB-015)', () => {
     const r = fix('ib8-storage', ['--json']);
     const f = byId(r.json!)['nccl-conf']!;
-    expect(f.resolves.map((x) => x.checkId)).toEqual(['IB-015']);
+    // IB-009 and IB-015 both name the InfiniBand ports: the NCCL_IB_HCA of ncclx env. CAND-001 is not an environment matter.
+    expect(f.resolves.map((x) => x.checkId)).toEqual(['IB-009', 'IB-015']);
     expect(f.ops[0]).toMatchObject({ kind: 'file', path: '/etc/nccl.conf', expect: null });
     expect(String(f.ops[0]!['content'])).toContain('NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1,mlx5_8:1,mlx5_9:1\n');
     expect(String(f.ops[0]!['content'])).not.toContain('RDMA_PEER_IFACES');

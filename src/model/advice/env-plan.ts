@@ -1,15 +1,41 @@
-// `ncclx env`: the exports that make NCCL do the right thing on this node,
-// each with the reason it is there. Pure: a CheckContext in, an EnvPlan out.
+// The NCCL environment this node should run with: the one function behind
+// `ncclx env`, every environment remediation of the doctor, explain and ib,
+// the nccl-conf fix, the TUI's Env view and compare's cluster values.
+//
+// It follows the doctor's own judgements rather than re-deciding them:
+//   - sockets: what NCCL selects now, minus interfaces that other nodes cannot
+//     reach (SOCK-003) or that carry another network's default route next to
+//     the data interfaces (SOCK-031), pinned with `=`;
+//   - IB: the ACTIVE ports of usable RDMA netdevs, without a bond next to
+//     ordinary HCAs (IB-003), of one link layer (IB-015) and one rate
+//     (IB-010), exact names with ports;
+//   - GID: only where one index is right on every port NCCL keeps, else the
+//     NCCL_IB_ADDR_RANGE that makes the automatic choice right, else a
+//     statement that no environment can (advice/gid.ts);
+//   - every other warning or error whose remediation is an environment change
+//     (typos, C-style integers, merge levels, NCCL_NET_GDR_LEVEL …), taken
+//     from the same findings the doctor shows.
+// Where the answer is not an NCCL variable (MASTER_ADDR points at localhost, a
+// port without an address), it says so and sets nothing. Pure: a
+// CheckContext in, an EnvPlan out.
 
 import type { CheckContext } from '../doctor/types.js';
 import { intersectPeer, rdmaCandidates } from '../linux/candidates.js';
 import { siteIntendedDscp } from '../linux/dscp.js';
+import { isIPv6Loopback, parseIPv6 } from '../linux/ip.js';
 import { rdmaNetdevs } from '../linux/rdma-netdevs.js';
-import { selectGid, tableLength } from '../nccl/gid.js';
-import { ibModel } from '../nccl/ib-report.js';
-import { suggestedInterfaces } from '../nccl/socket-findings.js';
+import { defaultRouteLinks } from '../linux/routes.js';
+import { parseNcclInt } from '../nccl/cint.js';
+import { integerFindings, unknownVarFindings } from '../nccl/env-findings.js';
+import { gdrLevelFinding } from '../nccl/gdr.js';
+import { readGidParams } from '../nccl/gid.js';
+import { ibModel, type IbModel } from '../nccl/ib-report.js';
+import { KNOWN_VARS } from '../nccl/known-vars.js';
+import { socketFindings, suggestedInterfaces } from '../nccl/socket-findings.js';
 import { socketLinks } from '../nccl/socket-links.js';
-import { profileFor, parseVersion } from '../nccl/versions.js';
+import { MAX_IFS } from '../nccl/socket.js';
+import type { Finding, Remediation } from '../result/types.js';
+import { decideGid, type GidDecision, type GidPort } from './gid.js';
 
 /** One variable to export. */
 export interface EnvVar {
@@ -21,8 +47,26 @@ export interface PlannedVar extends EnvVar {
   why: string;
 }
 
+export interface PlannedUnset {
+  name: string;
+  why: string;
+}
+
+/** A problem no environment variable fixes, and the variables that cannot fix it. */
+export interface Statement {
+  topic: 'socket' | 'bootstrap' | 'ib' | 'gid';
+  /** Variables a remediation must not set for it (they would not help, or would hurt). */
+  vars: string[];
+  text: string;
+}
+
 export interface EnvPlan {
+  /** Variables to set, each with why. */
   vars: PlannedVar[];
+  /** Variables to unset (they hurt here), each with why. */
+  unset: PlannedUnset[];
+  /** What no environment can fix here, and why. */
+  statements: Statement[];
   /** What was chosen and why, for the summary block. */
   summary: string[];
   /** What could not be expressed or needs a person. */
@@ -37,124 +81,365 @@ export interface EnvOptions {
   peerIfaces?: string[];
 }
 
+/** Variables this plan decides itself; findings' remediations for them are replaced by the plan's value. */
+const DECIDED = [
+  'NCCL_SOCKET_IFNAME',
+  'GLOO_SOCKET_IFNAME',
+  'NCCL_SOCKET_FAMILY',
+  'NCCL_COMM_ID',
+  'NCCL_IB_DISABLE',
+  'NCCL_IB_HCA',
+  'NCCL_IB_GID_INDEX',
+  'NCCL_IB_ADDR_RANGE',
+  'NCCL_IB_ADDR_FAMILY',
+  'NCCL_IB_ROCE_VERSION_NUM',
+  'NCCL_IB_TC',
+  'NCCL_SOCKET_TOS_CONFIG',
+  'RDMA_PEER_IFACES',
+];
+
 // ':' splits the port field and ',' the list, so such names cannot be written in NCCL's grammar.
 const expressible = (name: string) => !/[:,]/.test(name);
 
-function socketVars(ctx: CheckContext, plan: EnvPlan) {
-  const sel = ctx.selection;
-  const good = suggestedInterfaces(ctx.reasoning.socketCtx);
-  const current = sel.socket.selected.map((s) => s.name);
-  const currentGood = current.length > 0 && current.every((n) => good.includes(n));
-  let names = currentGood ? current : good.slice(0, 1);
-  const bad = names.filter((n) => !expressible(n));
-  if (bad.length) plan.notes.push(`cannot name ${bad.join(', ')} exactly in NCCL_SOCKET_IFNAME (':' and ',' are separators); left out`);
-  names = names.filter(expressible);
-  if (names.length === 0) {
-    plan.notes.push('no RUNNING interface with a routable address: NCCL_SOCKET_IFNAME not set');
-    return;
+class Builder {
+  readonly plan: EnvPlan = { vars: [], unset: [], statements: [], summary: [], notes: [], peerLine: '' };
+  constructor(private readonly ctx: CheckContext) {}
+
+  has(name: string): boolean {
+    return this.plan.vars.some((v) => v.name === name) || this.plan.unset.some((u) => u.name === name);
   }
-  plan.vars.push({
-    name: 'NCCL_SOCKET_IFNAME',
-    value: `=${names.join(',')}`,
-    why: currentGood ? `what NCCL selects now (${sel.socket.stage}), pinned with = so eth1 cannot match eth10` : `NCCL would use ${current.join(', ') || 'nothing'}; ${names[0]} is RUNNING with a routable address`,
-  });
-  const boot = currentGood && sel.bootstrap.selected[0] && expressible(sel.bootstrap.selected[0].name) ? sel.bootstrap.selected[0].name : names[0]!;
-  plan.vars.push({ name: 'GLOO_SOCKET_IFNAME', value: boot, why: 'PyTorch\'s Gloo and TCPStore traffic on the bootstrap interface (Gloo takes exact names)' });
-  plan.summary.push(`socket: ${names.join(', ')}${currentGood ? '' : ` (NCCL alone would pick ${current.join(', ') || 'nothing'})`}`);
+
+  set(name: string, value: string, why: string): void {
+    if (this.has(name)) return;
+    this.plan.vars.push({ name, value, why });
+  }
+
+  /**
+   * Unset a variable that hurts. One that comes from a conf file cannot be
+   * unset from the environment (the environment only wins over it): an
+   * integer gets its default explicitly, anything else needs the file edited.
+   */
+  unset(name: string, why: string): void {
+    const env = this.ctx.reasoning.env;
+    if (this.has(name) || env.vars[name] === undefined) return;
+    const o = env.origins[name];
+    if (o?.source === 'conf') {
+      const int = KNOWN_VARS[name]?.int;
+      if (int) {
+        this.set(name, String(int.default), `${why}; it is set in ${o.path}:${o.line}, and the environment overrides it with NCCL's default`);
+        return;
+      }
+      this.statement('socket', [name], `${name} is set in ${o.path} line ${o.line}: remove that line (${why}); the environment cannot unset a conf-file value`);
+      return;
+    }
+    this.plan.unset.push({ name, why });
+  }
+
+  statement(topic: Statement['topic'], vars: string[], text: string): void {
+    if (!this.plan.statements.some((s) => s.text === text)) this.plan.statements.push({ topic, vars, text });
+  }
 }
 
-function ibVars(ctx: CheckContext, plan: EnvPlan, kept: Set<string>) {
-  if (!ctx.snapshot.rdma) {
-    plan.notes.push('no RDMA data: NCCL_IB_HCA not set');
-    return;
+// ---------------------------------------------------------------------------
+// Sockets and bootstrap
+
+function loopbackHost(host: string): boolean {
+  if (host === 'localhost' || /^localhost\./.test(host) || host.startsWith('127.')) return true;
+  const h = host.replace(/^\[|\]$/g, '').split('%')[0]!;
+  const b = h.includes(':') ? parseIPv6(h) : null;
+  return !!b && isIPv6Loopback(b);
+}
+
+/** The host part of NCCL_COMM_ID ("[v6]:port" or "host:port"). */
+function hostOf(value: string): string {
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    return end < 0 ? value.slice(1) : value.slice(1, end);
+  }
+  return value.split(/[:,]/)[0] ?? '';
+}
+
+function socketVars(ctx: CheckContext, b: Builder): string[] {
+  const sel = ctx.selection;
+  const vars = ctx.reasoning.env.vars;
+  const snap = ctx.snapshot;
+
+  // Where the answer is not an NCCL variable, say so.
+  const commId = vars['NCCL_COMM_ID'];
+  if (commId === '') b.unset('NCCL_COMM_ID', 'exported but empty, it stops bootstrap ("Invalid NCCL_COMM_ID")');
+  else if (commId !== undefined && loopbackHost(hostOf(commId))) {
+    b.statement('bootstrap', ['NCCL_SOCKET_IFNAME'], `NCCL_COMM_ID=${commId} points at this node's loopback: bootstrap binds it and ranks on other nodes cannot connect (NCCL_SOCKET_IFNAME does not apply to bootstrap while NCCL_COMM_ID is set). Point NCCL_COMM_ID at rank 0's address on the data network, or unset it`);
+  }
+  const master = vars['MASTER_ADDR'];
+  if (master !== undefined && master !== '' && loopbackHost(master)) {
+    b.statement('bootstrap', ['NCCL_SOCKET_IFNAME'], `MASTER_ADDR=${master} is this node's loopback: PyTorch's store (and NCCL's unique id with it) is unreachable from other nodes. Set MASTER_ADDR to rank 0's address on the data network`);
+  }
+
+  // NCCL_SOCKET_FAMILY that NCCL ignores: the family meant, when the chosen interfaces have it; else drop it.
+  const famRaw = vars['NCCL_SOCKET_FAMILY'];
+  const famInvalid = famRaw !== undefined && famRaw !== 'AF_INET' && famRaw !== 'AF_INET6';
+
+  const good = suggestedInterfaces(ctx.reasoning.socketCtx);
+  const carriers = defaultRouteLinks(snap.kernel?.routes);
+  // A default route of the family NCCL would use on that interface (SOCK-031 compares families too).
+  const familyOf = (name: string) => sel.socket.selected.find((s) => s.name === name)?.family ?? snap.network.addresses.find((a) => a.name === name)?.family ?? 'AF_INET';
+  const carries = (name: string) => {
+    const fams = carriers?.get(snap.network.addresses.find((a) => a.name === name)?.link ?? name);
+    return !!fams && (fams.has(null) || fams.has(familyOf(name)));
+  };
+  const current = sel.socket.selected.map((s) => s.name);
+  let names = current.filter((n) => good.includes(n));
+  const dataOnly = names.filter((n) => !carries(n));
+  // SOCK-031: next to data interfaces, the default-route NIC (management, uplink) carries none of NCCL's traffic.
+  if (dataOnly.length) names = dataOnly;
+  if (names.length === 0) {
+    const fresh = good.filter((n) => !carries(n));
+    names = (fresh.length ? fresh : good).slice(0, 1);
+  }
+  const bad = names.filter((n) => !expressible(n));
+  if (bad.length) b.plan.notes.push(`cannot name ${bad.join(', ')} exactly in NCCL_SOCKET_IFNAME (':' and ',' are separators); left out`);
+  names = names.filter(expressible).slice(0, MAX_IFS);
+  if (names.length === 0) {
+    b.plan.notes.push('no RUNNING interface with a routable address: NCCL_SOCKET_IFNAME not set');
+    if (famInvalid) b.unset('NCCL_SOCKET_FAMILY', 'NCCL ignores values other than AF_INET and AF_INET6');
+    return [];
+  }
+  const same = names.length === current.length && names.every((n, i) => n === current[i]);
+  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, same ? `what NCCL selects now (${sel.socket.stage}), pinned with = so eth1 cannot match eth10` : `NCCL would use ${current.join(', ') || 'nothing'}; ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} RUNNING with a routable address${dataOnly.length && dataOnly.length < current.length ? ' and carr' + (names.length > 1 ? 'y' : 'ies') + ' no other network\'s default route' : ''}`);
+  if (famInvalid) {
+    const guess = /6/.test(famRaw!) ? 'AF_INET6' : 'AF_INET';
+    const hasFamily = names.every((n) => snap.network.addresses.some((a) => a.name === n && a.family === guess && !/^fe[89ab]/i.test(a.address)));
+    if (hasFamily) b.set('NCCL_SOCKET_FAMILY', guess, `NCCL reads only AF_INET or AF_INET6 (exact): '${famRaw}' is read as ${guess}`);
+    else b.unset('NCCL_SOCKET_FAMILY', `NCCL ignores '${famRaw}' (only AF_INET and AF_INET6, exact)`);
+  }
+  // Bootstrap: the NCCL_COMM_ID subnet match when it is set (NCCL_SOCKET_IFNAME does not apply to it), else the first name.
+  const boot = commId !== undefined && commId !== '' && sel.bootstrap.selected[0] ? sel.bootstrap.selected[0].name : names[0]!;
+  if (expressible(boot)) b.set('GLOO_SOCKET_IFNAME', boot, "PyTorch's Gloo and TCPStore traffic on the bootstrap interface (Gloo takes exact names)");
+  b.plan.summary.push(`socket: ${names.join(', ')}${same ? '' : ` (NCCL alone would pick ${current.join(', ') || 'nothing'})`}`);
+  return names;
+}
+
+// ---------------------------------------------------------------------------
+// IB transport
+
+interface PortRef {
+  dev: string;
+  port: number;
+  linkLayer: 'InfiniBand' | 'Ethernet';
+  netdev: string | null;
+  rateGbps: number | null;
+  bond: boolean;
+}
+
+/** The IB variables; returns the link layer of the ports kept, or null when NCCL_IB_HCA is not set. */
+function ibVars(ctx: CheckContext, b: Builder, kept: Set<string>): 'InfiniBand' | 'RoCE' | null {
+  const snap = ctx.snapshot;
+  const vars = ctx.reasoning.env.vars;
+  if (!snap.rdma) {
+    b.plan.notes.push('no RDMA data: NCCL_IB_HCA not set');
+    return null;
+  }
+  const profile = ctx.reasoning.profile;
+  const disable = parseNcclInt(vars['NCCL_IB_DISABLE'], 0);
+  if (vars['NCCL_IB_DISABLE'] !== undefined && disable.value !== 0) {
+    b.plan.notes.push(`NCCL_IB_DISABLE=${vars['NCCL_IB_DISABLE']} disables the IB transport: NCCL_IB_* not set`);
+    return null;
+  }
+  if (vars['NCCL_IB_DISABLE'] !== undefined && /^\s*(true|yes|on)\s*$/i.test(vars['NCCL_IB_DISABLE'])) {
+    // IB-016: a word reads as 0; the setting meant to disable IB.
+    b.set('NCCL_IB_DISABLE', '1', `NCCL reads '${vars['NCCL_IB_DISABLE']}' as 0 (IB stays on); 1 disables the IB transport as meant`);
+    return null;
+  }
+  const net = vars['NCCL_NET'];
+  if (net !== undefined && net !== '' && net.toLowerCase() !== 'ib') {
+    b.plan.notes.push(`NCCL_NET=${net} selects another transport: NCCL_IB_* not set`);
+    return null;
   }
   // The unfiltered view: which ports NCCL could use if NCCL_IB_HCA did not narrow them.
-  const model = ibModel(ctx.snapshot, { ncclVersion: ctx.options.ncclVersion, hca: '' });
-  const ports = model.selection.ports.filter((p) => p.kept === true && p.linkLayer !== null);
+  const model = ibModel(snap, { ncclVersion: ctx.options.ncclVersion, hca: '' });
   const report = model.report;
-  const netdevOf = (dev: string, port: number) => report.devices.find((d) => d.name === dev)?.ports.find((p) => p.port === port)?.netdev ?? null;
-  const usable = ports.filter((p) => {
+  const all: PortRef[] = model.selection.ports
+    .filter((p) => p.kept === true && (p.linkLayer === 'InfiniBand' || p.linkLayer === 'Ethernet'))
+    .map((p) => {
+      const d = report.devices.find((x) => x.name === p.dev)!;
+      const pr = d.ports.find((x) => x.port === p.port)!;
+      return { dev: p.dev, port: p.port, linkLayer: p.linkLayer as PortRef['linkLayer'], netdev: pr.netdev, rateGbps: pr.rateGbps, bond: !!d.bond };
+    });
+  const label = (p: PortRef) => `${p.dev}:${p.port}`;
+  const dropped: string[] = [];
+  let usable = all.filter((p) => {
     if (p.linkLayer === 'InfiniBand') return true;
-    const nd = netdevOf(p.dev, p.port);
-    return nd !== null && kept.has(nd);
+    const ok = p.netdev !== null && kept.has(p.netdev);
+    if (!ok) dropped.push(`${label(p)} (${p.netdev ?? 'no netdev'}: not in the RDMA candidate set)`);
+    return ok;
   });
-  const dropped = ports.filter((p) => !usable.includes(p)).map((p) => `${p.dev}:${p.port} (${netdevOf(p.dev, p.port) ?? 'no netdev'}: not in the RDMA candidate set)`);
   if (usable.length === 0) {
-    plan.notes.push('no usable RDMA port: NCCL_IB_HCA not set (NCCL will use sockets)');
-    return;
+    b.plan.notes.push('no usable RDMA port: NCCL_IB_HCA not set (NCCL will use sockets)');
+    return null;
   }
-  // NCCL refuses to fuse InfiniBand with RoCE; keep the larger group (InfiniBand on a tie).
+  // IB-003: a bond (usually the front-end or storage network) next to ordinary HCAs.
+  const ordinary = usable.filter((p) => !p.bond);
+  if (ordinary.length && ordinary.length < usable.length) {
+    for (const p of usable.filter((x) => x.bond)) dropped.push(`${label(p)} (a bonded device next to ordinary HCAs)`);
+    usable = ordinary;
+  }
+  // IB-015: one link layer; the larger group, InfiniBand on a tie.
   const ib = usable.filter((p) => p.linkLayer === 'InfiniBand');
   const roce = usable.filter((p) => p.linkLayer === 'Ethernet');
-  const chosen = ib.length >= roce.length ? ib : roce;
-  const other = chosen === ib ? roce : ib;
-  if (other.length) dropped.push(...other.map((p) => `${p.dev}:${p.port} (${p.linkLayer === 'Ethernet' ? 'RoCE' : 'InfiniBand'}: one link layer per job)`));
-  const hca = `=${chosen.map((p) => `${p.dev}:${p.port}`).join(',')}`;
-  plan.vars.push({ name: 'NCCL_IB_HCA', value: hca, why: `the ${chosen.length} ACTIVE ${chosen === ib ? 'InfiniBand' : 'RoCE'} port(s), exact names with ports` });
-  plan.summary.push(`HCAs: ${chosen.map((p) => `${p.dev}:${p.port}${netdevOf(p.dev, p.port) ? ` (${netdevOf(p.dev, p.port)})` : ''}`).join(', ')}`);
-  if (dropped.length) plan.summary.push(`left out: ${dropped.join('; ')}`);
+  let chosen = ib.length >= roce.length ? ib : roce;
+  for (const p of chosen === ib ? roce : ib) dropped.push(`${label(p)} (${p.linkLayer === 'Ethernet' ? 'RoCE' : 'InfiniBand'}: one link layer per job)`);
+  // IB-010: one rate; the largest group (the slowest rail would set the pace).
+  const byRate = new Map<number, PortRef[]>();
+  for (const p of chosen) if (p.rateGbps !== null) byRate.set(p.rateGbps, [...(byRate.get(p.rateGbps) ?? []), p]);
+  if (byRate.size > 1) {
+    const major = [...byRate.values()].sort((a, c) => c.length - a.length || (c[0]!.rateGbps ?? 0) - (a[0]!.rateGbps ?? 0))[0]!;
+    for (const p of chosen.filter((x) => !major.includes(x))) dropped.push(`${label(p)} (${p.rateGbps} Gb/s; the other rails run at ${major[0]!.rateGbps} Gb/s)`);
+    chosen = major;
+  }
+  chosen = chosen.slice(0, profile.ibMaxDevs);
+  const kind = chosen[0]!.linkLayer === 'InfiniBand' ? 'InfiniBand' : 'RoCE';
+  b.set('NCCL_IB_HCA', `=${chosen.map(label).join(',')}`, `the ${chosen.length} ACTIVE ${kind} port(s), exact names with ports`);
+  b.plan.summary.push(`HCAs: ${chosen.map((p) => `${label(p)}${p.netdev ? ` (${p.netdev})` : ''}`).join(', ')}`);
+  if (dropped.length) b.plan.summary.push(`left out: ${dropped.join('; ')}`);
 
-  if (chosen === roce) gidVar(ctx, plan, model, chosen.map((p) => ({ dev: p.dev, port: p.port })));
+  if (kind === 'RoCE') gidVars(ctx, b, model, chosen);
+  return kind;
 }
 
-/**
- * NCCL_IB_GID_INDEX only where the automatic choice is wrong or undecided:
- * before 2.21.5 (fixed index 0, RoCE v1 link-local), or when the walk is
- * indeterminate. The value is what NCCL ≥ 2.21.5's automatic walk picks.
- */
-function gidVar(ctx: CheckContext, plan: EnvPlan, model: ReturnType<typeof ibModel>, ports: { dev: string; port: number }[]) {
+/** The GID variables for the RoCE ports NCCL keeps (advice/gid.ts decides). */
+function gidVars(ctx: CheckContext, b: Builder, model: IbModel, ports: PortRef[]): void {
+  const snap = ctx.snapshot;
+  const vars = ctx.reasoning.env.vars;
   const profile = ctx.reasoning.profile;
-  const auto = profileFor(parseVersion('2.26.2'));
-  const params = { ...model.gidParams, gidIndex: { ...model.gidParams.gidIndex, value: -1 } };
-  const outcomes = ports.map((p) => {
-    const dev = ctx.snapshot.rdma!.devices.find((d) => d.name === p.dev)!;
-    const port = dev.ports.find((x) => x.port === p.port)!;
-    const now = model.report.devices.find((d) => d.name === p.dev)?.ports.find((x) => x.port === p.port)?.gidSelection?.outcome ?? null;
-    const want = selectGid({ linkLayer: 'Ethernet', entries: port.gids }, params, profile.gidAuto ? profile : auto, p.dev, p.port).outcome;
-    return { ...p, now, want, tableLen: tableLength(port.gids) };
+  const gidPorts: GidPort[] = ports.map((p) => {
+    const d = snap.rdma!.devices.find((x) => x.name === p.dev)!;
+    const port = d.ports.find((x) => x.port === p.port)!;
+    const own = model.report.devices.find((x) => x.name === p.dev)!.ports.find((x) => x.port === p.port)!.netdevs.flatMap((n) => [...n.ipv4, ...n.ipv6].map((a) => a.split('/')[0]!));
+    return { dev: p.dev, port: p.port, gids: port.gids, ownAddresses: own };
   });
-  const needs = outcomes.filter((o) => !profile.gidAuto || o.now?.kind === 'indeterminate');
-  if (needs.length === 0) return;
-  const indexes = [...new Set(outcomes.map((o) => (o.want.kind === 'index' ? o.want.index : o.want.kind === 'indeterminate' ? o.want.candidates[o.want.candidates.length - 1]! : -1)))];
-  if (indexes.length === 1 && indexes[0]! >= 0) {
-    plan.vars.push({
-      name: 'NCCL_IB_GID_INDEX',
-      value: String(indexes[0]),
-      why: profile.gidAuto ? 'the automatic choice is indeterminate on ' + needs.map((o) => `${o.dev}:${o.port}`).join(', ') : `NCCL ${profile.version.raw} defaults to index 0 (RoCE v1 link-local); ${indexes[0]} is the RoCE v2 IPv4 GID on every port`,
-    });
-  } else {
-    plan.notes.push(`ports need different GID indexes (${outcomes.map((o) => `${o.dev}:${o.port}→${o.want.kind === 'index' ? o.want.index : '?'}`).join(', ')}): one NCCL_IB_GID_INDEX cannot serve them — use NCCL ≥ 2.21.5 automatic selection`);
+  // The parameters as they will be once invalid values are dropped.
+  const params = readGidParams({}, profile);
+  const d: GidDecision = decideGid(gidPorts, params, profile);
+  const famRaw = vars['NCCL_IB_ADDR_FAMILY'];
+  const rv = vars['NCCL_IB_ROCE_VERSION_NUM'];
+  if (rv !== undefined && parseNcclInt(rv, 2).value !== 2) b.unset('NCCL_IB_ROCE_VERSION_NUM', 'NCCL looks for RoCE v2 GIDs by default; another value can end on a RoCE v1 GID');
+  if (d.kind === 'none') {
+    b.statement('gid', ['NCCL_IB_GID_INDEX', 'NCCL_IB_ADDR_RANGE'], `No NCCL variable gives every RoCE port its own RoCE v2 GID: ${d.why}`);
+    b.plan.notes.push(`GID: ${d.why}`);
+    return;
+  }
+  if (d.family === 'AF_INET6') b.set('NCCL_IB_ADDR_FAMILY', 'AF_INET6', 'the RoCE ports have global IPv6 GIDs and no IPv4 ones');
+  else if (famRaw !== undefined && famRaw !== 'AF_INET') b.unset('NCCL_IB_ADDR_FAMILY', `the ports' own GIDs are IPv4 (NCCL's default family); '${famRaw}' ${famRaw === 'AF_INET6' ? 'looks for IPv6 ones' : 'is ignored'}`);
+  if (d.kind === 'auto') {
+    if (vars['NCCL_IB_GID_INDEX'] !== undefined) b.unset('NCCL_IB_GID_INDEX', "NCCL's automatic choice is the RoCE v2 GID of each port's own address");
+    if (vars['NCCL_IB_ADDR_RANGE'] !== undefined) b.unset('NCCL_IB_ADDR_RANGE', "not needed: the automatic choice is right on every port");
+    return;
+  }
+  if (d.kind === 'index') {
+    b.set('NCCL_IB_GID_INDEX', String(d.index), d.why);
+    if (vars['NCCL_IB_ADDR_RANGE'] !== undefined) b.unset('NCCL_IB_ADDR_RANGE', 'NCCL_IB_GID_INDEX decides');
+    return;
+  }
+  b.set('NCCL_IB_ADDR_RANGE', d.range, d.why);
+  if (vars['NCCL_IB_GID_INDEX'] !== undefined) b.unset('NCCL_IB_GID_INDEX', 'an explicit index applies to every port; the range lets NCCL choose per port');
+}
+
+// ---------------------------------------------------------------------------
+// Everything else the doctor flags with an environment change
+
+/** Warnings and errors of the NCCL models whose remediation changes the environment. */
+function findingsWithEnv(ctx: CheckContext): Finding[] {
+  const r = ctx.reasoning;
+  const ib: IbModel | null = ctx.snapshot.rdma ? ctx.memo('ibModel', () => ibModel(ctx.snapshot, { ncclVersion: ctx.options.ncclVersion })) : null;
+  const all: Finding[] = [
+    ...ctx.memo('socketFindings', () => socketFindings({ ctx: r.socketCtx, selection: ctx.selection, env: r.env, versionAssumed: r.choice.assumed })),
+    ...(ib?.report.findings ?? []),
+    ...unknownVarFindings(r.env, r.profile),
+    ...integerFindings(r.env),
+    ...[gdrLevelFinding(r.env.vars['NCCL_NET_GDR_LEVEL'], r.profile)].filter((f): f is Finding => f !== null),
+  ];
+  return all.filter((f) => (f.severity === 'warn' || f.severity === 'error') && f.remediation.env && Object.keys(f.remediation.env).length > 0);
+}
+
+function repairs(ctx: CheckContext, b: Builder): void {
+  for (const f of findingsWithEnv(ctx)) {
+    for (const [name, value] of Object.entries(f.remediation.env!)) {
+      if (DECIDED.includes(name) || b.has(name) || b.plan.statements.some((s) => s.vars.includes(name))) continue;
+      if (value === null) b.unset(name, `${f.id}: ${f.message}`);
+      else b.set(name, value, `${f.id}: ${f.message}`);
+    }
   }
 }
 
+// ---------------------------------------------------------------------------
+
 export function envPlan(ctx: CheckContext, o: EnvOptions): EnvPlan {
-  const plan: EnvPlan = { vars: [], summary: [], notes: [], peerLine: '' };
-  socketVars(ctx, plan);
+  const b = new Builder(ctx);
+  const names = socketVars(ctx, b);
   const cands = rdmaCandidates(ctx.snapshot, ctx.options);
   let kept = cands.kept;
   if (o.peerIfaces) {
     const x = intersectPeer(kept, o.peerIfaces);
-    if (x.onlyHere.length) plan.summary.push(`not on the peer, left out: ${x.onlyHere.join(', ')}`);
-    if (x.onlyPeer.length) plan.notes.push(`the peer advertises ${x.onlyPeer.join(', ')}, which this node cannot offer`);
+    if (x.onlyHere.length) b.plan.summary.push(`not on the peer, left out: ${x.onlyHere.join(', ')}`);
+    if (x.onlyPeer.length) b.plan.notes.push(`the peer advertises ${x.onlyPeer.join(', ')}, which this node cannot offer`);
     kept = x.common;
   }
-  ibVars(ctx, plan, new Set(kept));
-  const dscp = siteIntendedDscp(ctx.snapshot.kernel, new Set([...rdmaNetdevs(ctx.snapshot).map((r) => r.netdev), ...socketLinks(ctx.snapshot, ctx.selection)]));
-  if (dscp !== null && ctx.snapshot.rdma?.devices.length) {
-    plan.vars.push({ name: 'NCCL_IB_TC', value: String(dscp * 4), why: `the site marks DSCP ${dscp}; the RoCE traffic class is DSCP × 4` });
-  }
+  const kind = ibVars(ctx, b, new Set(kept));
+  // The DSCP the site marks on the RDMA netdevs and NCCL's links: RoCE's class is NCCL_IB_TC = DSCP × 4.
+  const nics = new Set([...rdmaNetdevs(ctx.snapshot).map((r) => r.netdev), ...socketLinks(ctx.snapshot, ctx.selection), ...names]);
+  const dscp = siteIntendedDscp(ctx.snapshot.kernel, nics);
+  if (dscp !== null && kind === 'RoCE') b.set('NCCL_IB_TC', String(dscp * 4), `the site marks DSCP ${dscp}; the RoCE traffic class is DSCP × 4`);
+  if (dscp !== null && ctx.reasoning.profile.version.vendor === 'ncclx') b.set('NCCL_SOCKET_TOS_CONFIG', String(dscp * 4), `NCCLX marks its own sockets; the site marks DSCP ${dscp}`);
   if (ctx.snapshot.rdma) {
-    plan.vars.push({ name: 'RDMA_PEER_IFACES', value: kept.join(' '), why: 'RDMA netdevs with IPv4 that are not uplinks (advertise the same set on every node)' });
-    plan.summary.push(`RDMA netdevs: ${kept.join(' ') || '(none)'}`);
+    b.set('RDMA_PEER_IFACES', kept.join(' '), 'RDMA netdevs with IPv4 that are not uplinks (advertise the same set on every node)');
+    b.plan.summary.push(`RDMA netdevs: ${kept.join(' ') || '(none)'}`);
   }
-  plan.peerLine = `RDMA_PEER_IFACES=${kept.join(' ')}`;
+  b.plan.peerLine = `RDMA_PEER_IFACES=${kept.join(' ')}`;
+  repairs(ctx, b);
   if (o.debug) {
-    plan.vars.push(
-      { name: 'NCCL_DEBUG', value: 'INFO', why: 'log what NCCL decides' },
-      { name: 'NCCL_DEBUG_SUBSYS', value: 'INIT,BOOTSTRAP,ENV,NET,GRAPH', why: 'the subsystems that log interface, HCA, GID and topology choices' },
-      { name: 'NCCL_DEBUG_FILE', value: '/tmp/nccl-debug.%h.%p.log', why: 'one file per host and process (%h, %p are expanded by NCCL)' },
-      { name: 'NCCL_TOPO_DUMP_FILE', value: '/tmp/nccl-topo.xml', why: 'rank 0 writes the topology NCCL detected' },
-    );
+    b.set('NCCL_DEBUG', 'INFO', 'log what NCCL decides');
+    b.set('NCCL_DEBUG_SUBSYS', 'INIT,BOOTSTRAP,ENV,NET,GRAPH', 'the subsystems that log interface, HCA, GID and topology choices');
+    b.set('NCCL_DEBUG_FILE', '/tmp/nccl-debug.%h.%p.log', 'one file per host and process (%h, %p are expanded by NCCL)');
+    b.set('NCCL_TOPO_DUMP_FILE', '/tmp/nccl-topo.xml', 'rank 0 writes the topology NCCL detected');
   }
-  return plan;
+  for (const s of b.plan.statements) b.plan.notes.push(s.text);
+  return b.plan;
+}
+
+/** The plan as environment changes: values to set, null to unset. */
+export function planEnv(plan: EnvPlan): Record<string, string | null> {
+  return { ...Object.fromEntries(plan.unset.map((u) => [u.name, null])), ...Object.fromEntries(plan.vars.map((v) => [v.name, v.value])) };
+}
+
+/**
+ * A finding's remediation, aligned with the plan: a variable the plan decides
+ * takes the plan's value; one that no environment can fix is dropped and the
+ * reason becomes advice; a change to what the variable already is (`current`,
+ * the effective values) is no change and is dropped. So the doctor, explain,
+ * ib and env never disagree.
+ */
+export function alignRemediation(r: Remediation, plan: EnvPlan, current: Record<string, string | undefined> = {}): Remediation {
+  if (!r.env || Object.keys(r.env).length === 0) return r;
+  const decided = planEnv(plan);
+  const env: Record<string, string | null> = {};
+  const reasons: string[] = [];
+  for (const [name, value] of Object.entries(r.env)) {
+    const st = plan.statements.find((s) => s.vars.includes(name));
+    if (st) {
+      if (!reasons.includes(st.text)) reasons.push(st.text);
+      continue;
+    }
+    const target = name in decided ? decided[name]! : DECIDED.includes(name) ? (current[name] ?? null) : value;
+    if (target === (current[name] ?? null)) {
+      // A variable the plan decides and keeps: changing it would contradict `ncclx env`.
+      if (target !== value) reasons.push(`the recommended environment (ncclx env) keeps ${target === null ? `${name} unset` : `${name}=${target}`}`);
+      continue;
+    }
+    env[name] = target;
+  }
+  const out: Remediation = { ...r };
+  if (Object.keys(env).length) out.env = env;
+  else delete out.env;
+  if (reasons.length) out.advice = [r.advice && Object.keys(env).length ? r.advice : null, ...reasons].filter(Boolean).join('. ');
+  return out;
 }

@@ -56,3 +56,11 @@ export function mainDefaults(routes: IpRouteJson[]): { dev: string; family: Fami
   }
   return out;
 }
+
+/** Links that carry a main-table default route, with the families of those routes (null: unknown family); null when routes were not read. */
+export function defaultRouteLinks(routes: Captured<IpRouteJson[]> | undefined): Map<string, Set<Family | null>> | null {
+  if (!routes?.ok) return null;
+  const out = new Map<string, Set<Family | null>>();
+  for (const d of mainDefaults(routes.data)) out.set(d.dev, (out.get(d.dev) ?? new Set()).add(d.family));
+  return out;
+}

@@ -2,6 +2,7 @@
 // findings, for one snapshot and one set of overrides. Pure.
 
 import { effectiveEnv, originLabel, withFlags, type EffectiveEnv } from './conf.js';
+import { selectIbDevices } from './ib.js';
 import { socketFindings, type Finding } from './socket-findings.js';
 import { selectSocketInterfaces, type ConsumerResult, type SocketContext } from './socket.js';
 import { chooseVersion } from './version-choice.js';
@@ -60,9 +61,24 @@ export function reasoningContext(snapshot: NodeSnapshot, o: SocketOverrides): Re
   return { choice, profile, env, socketCtx };
 }
 
+/**
+ * The IB transport's summary line, as NCCL prints it once the OOB interface is
+ * found: "NET/IB : Using …" with the devices, or "NET/IB : No device found."
+ * when none is usable. Without RDMA data, the line is what NCCL prints if it
+ * finds a device, and says so.
+ */
+function ibOobLog(snapshot: NodeSnapshot, profile: Profile, vars: Record<string, string>, ibOob: ConsumerResult): string | null {
+  if (!ibOob.log) return null;
+  if (!snapshot.rdma) return `${ibOob.log} (if the IB transport finds a device; ncclx has no RDMA data for this node)`;
+  const ib = selectIbDevices(snapshot.rdma, { profile, vars, ibOob });
+  const line = [...ib.transport.log].reverse().find((l) => l.level === 'INFO' && /^NET\/IB : (Using|No device found)/.test(l.text));
+  return line?.text ?? ibOob.log;
+}
+
 export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): ExplainReport {
   const { choice, profile, env, socketCtx } = reasoningContext(snapshot, o);
   const selection = selectSocketInterfaces(socketCtx);
+  const ibOob = { ...selection.ibOob, log: ibOobLog(snapshot, profile, env.vars, selection.ibOob) };
   const findings = socketFindings({ ctx: socketCtx, selection, env, versionAssumed: choice.assumed });
   const inputs: ExplainReport['inputs'] = {};
   for (const v of INPUT_VARS) {
@@ -77,7 +93,7 @@ export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): Explai
     inputs,
     bootstrap: selection.bootstrap,
     socket: selection.socket,
-    ibOob: selection.ibOob,
+    ibOob,
     findings,
     warnings: snapshot.warnings.map((w) => `${w.source}: ${w.message}`),
   };

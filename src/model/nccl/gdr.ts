@@ -3,6 +3,8 @@
 // stand in. One function for the doctor (GDR-001), the IB report (IB-012) and
 // compare, so they cannot disagree.
 
+import { setEnv, unsetEnv } from '../result/build.js';
+import type { Finding } from '../result/types.js';
 import { parseNcclInt } from './cint.js';
 import { atLeast, type Profile } from './versions.js';
 import type { RdmaPart } from '../snapshot/rdma-types.js';
@@ -56,4 +58,26 @@ export function gdrSummary(g: GdrReadiness, version: string): string {
     case 'dma-buf':
       return `no peer-memory module visible to NCCL ${version}; GPUDirect RDMA depends on DMA-BUF`;
   }
+}
+
+// Names NCCL_NET_GDR_LEVEL accepts, by the version that added them (case-sensitive).
+const GDR_LEVELS: [string, string][] = [['LOC', '2.0.0'], ['NVL', '2.0.0'], ['NVB', '2.0.0'], ['PIX', '2.0.0'], ['PXB', '2.0.0'], ['PXN', '2.0.0'], ['PHB', '2.0.0'], ['SYS', '2.0.0'], ['C2C', '2.26.2'], ['P2C', '2.27.3']];
+
+/** The level names this version accepts. */
+export function gdrLevelNames(profile: Profile): string[] {
+  return GDR_LEVELS.filter(([, since]) => atLeast(profile.version, since)).map(([n]) => n);
+}
+
+/** GDR-003: an NCCL_NET_GDR_LEVEL value NCCL silently ignores, or null when it is unset or accepted. */
+export function gdrLevelFinding(raw: string | undefined, profile: Profile): Finding | null {
+  if (raw === undefined) return null;
+  const names = gdrLevelNames(profile);
+  if (/^\d/.test(raw) || names.includes(raw)) return null;
+  const upper = raw.toUpperCase();
+  return {
+    id: 'GDR-003',
+    severity: 'warn',
+    message: `NCCL_NET_GDR_LEVEL=${raw} is not a level NCCL ${profile.version.raw} knows (${names.join(' ')}, or an integer): it is silently ignored`,
+    remediation: names.includes(upper) ? setEnv({ NCCL_NET_GDR_LEVEL: upper }) : unsetEnv('NCCL_NET_GDR_LEVEL'),
+  };
 }

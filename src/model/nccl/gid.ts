@@ -249,8 +249,8 @@ export function readGidParams(vars: Record<string, string | undefined>, profile:
 
 export type GidOutcome =
   | { kind: 'index'; index: number }
-  /** NCCL's connection setup fails on this port. */
-  | { kind: 'failure'; log: string[]; why: string }
+  /** NCCL's connection setup fails on this port; `index` is the index NCCL uses when it is known (an explicit one outside the table). */
+  | { kind: 'failure'; log: string[]; why: string; index?: number }
   /** The result depends on values NCCL never read (uninitialised variable): every index it could end with. */
   | { kind: 'indeterminate'; candidates: number[]; failurePossible: boolean; why: string }
   /** InfiniBand before 2.22.3: peers are addressed by LID, no GID index is chosen. */
@@ -502,6 +502,7 @@ function explicit(table: GidTable, index: number, mode: 'explicit' | 'fixed-defa
         kind: 'failure',
         log: ['Call to ibv_query_gid failed'],
         why: `GID index ${index} is outside the table (${t.len} entries): ibv_query_gid fails and the connection with it`,
+        index,
       },
       trace: [{ index, verdict: 'fails', reason: `${why}; the table has ${t.len} entries` }],
       einval: [],

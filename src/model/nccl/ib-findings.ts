@@ -9,6 +9,7 @@ import type { NodeSnapshot } from '../snapshot/types.js';
 import type { EffectiveEnv, Origin } from './conf.js';
 import { gidFamily, gidIPv4, gidLinkLocal, gidText, gidValid, isZeroGid, parseGid, selectGid, classifyType, type GidParams } from './gid.js';
 import { entryHits, matchHca } from './ib-hca.js';
+import { groupNotes } from './ifname-list.js';
 import { parseNumbered, sysText, type IbSelection } from './ib.js';
 import { dedupeFindings, type Finding, type Severity } from './socket-findings.js';
 import type { ConsumerResult } from './socket.js';
@@ -210,8 +211,18 @@ export function ibFindings(c: IbFindingContext): Finding[] {
       add(
         'IB-011',
         d.device.kind === 'missing' ? 'info' : 'warn',
-        `/sys/class/infiniband/${d.name}/device is ${what}.${shown} The NIC is attached to the first CPU: GPU↔NIC affinity is lost${fused && buggy ? `; with NCCL ${version} such NICs are fused into one virtual NIC and a failed graph search ends in "Could not find NET with id 0"` : ''}`,
-        fused && buggy ? setEnv({ NCCL_NET_MERGE_LEVEL: 'LOC' }) : advise('Run with the host\'s real /sys (e.g. docker run -v /sys:/sys:ro), or give NCCL the topology with NCCL_TOPO_FILE'),
+        `/sys/class/infiniband/${d.name}/device is ${what}.${shown} The NIC is attached to the first CPU: GPU↔NIC affinity is lost`,
+        advise("Run with the host's real /sys (e.g. docker run -v /sys:/sys:ro), or give NCCL the topology with NCCL_TOPO_FILE"),
+      );
+    }
+    // The consequence the environment can avoid: fused NICs off the PCI tree (IB-036).
+    if (fused && buggy) {
+      const names = nonPci.map((d) => d.name);
+      add(
+        'IB-036',
+        'warn',
+        `NCCL ${version} fuses ${names.join(', ')} (not on the PCI tree, all attached to the first CPU) into one virtual NIC, and a failed graph search then ends in "Could not find NET with id 0" (fixed in 2.29.2)`,
+        setEnv({ NCCL_NET_MERGE_LEVEL: 'LOC' }, 'Keep the NICs apart (or use NCCL ≥ 2.29.2)'),
       );
     }
   }
@@ -360,7 +371,7 @@ function hcaFindings(c: IbFindingContext, ports: PortRef[], kept: PortRef[]): Fi
   const devNames = c.report.devices.map((d) => d.name);
   const netdevNames = new Set([...c.snapshot.network.links.map((l) => l.name), ...Object.keys(c.snapshot.rdma?.netdevs ?? {})]);
   const hits = entryHits(f, devNames);
-  for (const n of list.notes) {
+  for (const n of groupNotes(list.notes)) {
     if (n.kind === 'empty-item') continue;
     const sev: Severity = n.kind === 'empty-port' && c.profile.listParser === 'tokenizer' ? 'info' : 'warn';
     add('IB-030', sev, `NCCL_IB_HCA${origin}: ${n.message}`, n.kind === 'empty-port' || n.kind === 'non-numeric-field' ? setEnv({ NCCL_IB_HCA: raw.replace(/:(?=,|$)/g, '') }, 'Write the port as a number or leave it out') : advise(`Rewrite NCCL_IB_HCA with at most ${c.profile.ibMaxDevs} entries, no spaces`));

@@ -108,7 +108,8 @@ function bondOf(d: RdmaDevice, snap: NodeSnapshot, netdevs: NetdevView[]): Devic
 }
 
 function gidFields(port: RdmaPort, sel: GidSelection | null, linkLayer: string | null) {
-  const idx = sel?.outcome.kind === 'index' ? sel.outcome.index : null;
+  // An explicit index outside the table is still the index NCCL uses (and fails with): say it.
+  const idx = sel?.outcome.kind === 'index' ? sel.outcome.index : sel?.outcome.kind === 'failure' ? sel.outcome.index ?? null : null;
   const e = idx !== null ? port.gids.find((g) => g.index === idx) : undefined;
   const text = e ? sysText(e.gid) : null;
   const bytes = text ? parseGid(text) : null;

@@ -230,3 +230,15 @@ export function matchList(name: string, port: number, list: ParsedList): ListMat
 export function describeList(list: ParsedList): string {
   return `${list.not ? '^' : ''}${list.exact ? '=' : ''}${list.entries.map((e) => e.text).join(',')}`;
 }
+
+/** Notes of one kind said once: the first note, with how many more there are and a few of their entries (a 5,000-entry list gives one line, not 5,000). */
+export function groupNotes(notes: ListNote[], shown = 3): { kind: ListNoteKind; count: number; message: string }[] {
+  const byKind = new Map<ListNoteKind, ListNote[]>();
+  for (const n of notes) byKind.set(n.kind, [...(byKind.get(n.kind) ?? []), n]);
+  return [...byKind.entries()].map(([kind, list]) => {
+    const more = list.slice(1);
+    const shownMore = more.slice(0, shown).map((n) => `'${n.entry.length > 40 ? `${n.entry.slice(0, 39)}…` : n.entry}'`);
+    const message = more.length ? `${list[0]!.message} (and ${more.length} more like it: ${shownMore.join(', ')}${more.length > shown ? ', …' : ''})` : list[0]!.message;
+    return { kind, count: list.length, message };
+  });
+}

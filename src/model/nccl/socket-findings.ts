@@ -2,7 +2,7 @@
 // the user probably did not intend, and the one-line fix.
 
 import type { EffectiveEnv, Origin } from './conf.js';
-import { matchName, parseList, type ParsedList } from './ifname-list.js';
+import { groupNotes, matchName, parseList, type ParsedList } from './ifname-list.js';
 import { looksLikeIPAddress } from '../linux/ip.js';
 import { findInterfaces, MAX_IFS, type ConsumerResult, type SocketContext, type SocketSelection } from './socket.js';
 import { advise, setEnv, unsetEnv } from '../result/build.js';
@@ -193,7 +193,7 @@ function parseListForStage(ctx: SocketContext, spec: string): ParsedList {
 
 function listFindings(list: ParsedList, names: string[], raw: string, origin: string, selection: SocketSelection, suggest: (advice: string) => Remediation): Finding[] {
   const out: Finding[] = [];
-  for (const n of list.notes) {
+  for (const n of groupNotes(list.notes)) {
     if (n.kind === 'empty-item' || n.kind === 'empty-port' || n.kind === 'non-numeric-field') continue;
     out.push({ id: 'SOCK-017', severity: n.kind === 'dropped' || n.kind === 'overlong' || n.kind === 'whitespace' ? 'warn' : 'info', message: `NCCL_SOCKET_IFNAME: ${n.message}`, remediation: advise('Rewrite NCCL_SOCKET_IFNAME without spaces, with at most 16 entries of at most 63 characters') });
   }

@@ -60,8 +60,26 @@ export interface Outcome {
   remediation: Remediation | null;
 }
 
+/**
+ * The model's verdict on a remediation that changes the environment: applied
+ * to the same node data, with the model and every check run again.
+ */
+export interface RemediationVerdict {
+  /** The result is gone (or no longer a warning/error) and nothing new went wrong. */
+  resolves: boolean;
+  /** Warnings and errors that appear once the change is applied. */
+  newFindings: { checkId: string; severity: Severity; summary: string }[];
+  /** What is left of the result, when it is not resolved. */
+  remaining: string[];
+  /** The environment change that was checked; when it did not pass, it is not offered (withheld). */
+  env: Record<string, string | null>;
+  withheld: boolean;
+}
+
 export interface CheckResult extends Outcome {
   checkId: string;
+  /** Set by the doctor's verification (src/checks/verify.ts) for remediations that change the environment. */
+  verdict?: RemediationVerdict | null;
 }
 
 /** A finding of the NCCL models (explain, ib): what NCCL will do that the user probably did not intend. */

@@ -4,7 +4,8 @@ import { Text } from 'ink';
 import { useMemo } from 'react';
 import type { DoctorRun } from '../../model/doctor/types.js';
 import { envPlan } from '../../model/advice/env-plan.js';
-import { commentLine, ENV_FORMATS, formatEnv, type EnvFormat } from '../../report/env-formats.js';
+import { ENV_FORMATS, type EnvFormat } from '../../report/env-formats.js';
+import { envHeader, envText as renderEnv, type EnvText } from '../../report/env-text.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { Fill, Line, position, Title } from '../ui.js';
 
@@ -17,24 +18,10 @@ const FILE_NAME: Record<EnvFormat, string> = {
   k8s: 'nccl-env.yaml',
 };
 
-/** What `ncclx env --format F` prints: the exports, then the summary as comments (JSON has none: the summary is returned apart). */
-export function envText(run: DoctorRun, format: EnvFormat, debug: boolean): { body: string; summary: string[]; error: string | null } {
+/** What `ncclx env --format F` prints for this run (report/env-text.ts renders it). */
+export function envText(run: DoctorRun, format: EnvFormat, debug: boolean): EnvText {
   const ctx = run.context;
-  const plan = envPlan(ctx, { debug });
-  const summary = [
-    `ncclx env for ${ctx.snapshot.host.hostname}, NCCL ${ctx.reasoning.choice.version.raw} (${ctx.reasoning.profile.id})`,
-    ...plan.vars.map((v) => `${v.name}: ${v.why}`),
-    ...plan.summary,
-    ...plan.notes.map((n) => `note: ${n}`),
-    `copy to the peer node: ${plan.peerLine}`,
-  ];
-  try {
-    const exports = formatEnv(plan.vars, format);
-    if (format === 'json') return { body: exports, summary, error: null };
-    return { body: exports + '\n' + summary.map((l) => commentLine(l, format)).join('\n') + '\n', summary: [], error: null };
-  } catch (e) {
-    return { body: '', summary, error: e instanceof Error ? e.message : String(e) };
-  }
+  return renderEnv(envPlan(ctx, { debug }), envHeader(ctx), format);
 }
 
 export interface EnvProps {
