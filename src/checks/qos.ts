@@ -242,7 +242,7 @@ const ibTc: Check = {
     const ev: Evidence[] = raw !== undefined ? [envEvidence(ctx, 'NCCL_IB_TC')] : [];
     const noRdma = rdmaUnknownReason(ctx.snapshot);
     const roce = noRdma ? null : rdmaNetdevs(ctx.snapshot).some((r) => rdmaLinkLayer(ctx.snapshot, r.dev, r.port) === 'Ethernet');
-    if (roce === false && ctx.snapshot.rdma && ctx.snapshot.rdma.devices.length > 0) {
+    if (roce === false) {
       return set
         ? result('info', `NCCL_IB_TC=${raw} has no effect: no RoCE port here (InfiniBand uses NCCL_IB_SL)`, ev, 'The traffic class goes only into the GRH of RoCE address vectors.')
         : result('ok', 'no RoCE port: NCCL_IB_TC does not apply', [], '');

@@ -5,23 +5,16 @@
 // answers is resolved and no new warning or error appears; otherwise the
 // change is withheld and the result says what would happen instead.
 
-import { alignRemediation, envPlan, type EnvPlan } from '../model/advice/env-plan.js';
+import { alignRemediation, envPlan, planEnv, type EnvPlan } from '../model/advice/env-plan.js';
 import { makeContext } from '../model/doctor/context.js';
 import type { Check, CheckContext, CheckOptions, DoctorRun } from '../model/doctor/types.js';
 import { SEVERITY_RANK, type CheckResult, type Finding, type Remediation, type RemediationVerdict } from '../model/result/types.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
+import { withEnv } from '../model/snapshot/with-env.js';
 import { ALL_CHECKS } from './registry.js';
 import { runDoctor } from './run.js';
 
-/** The node with these environment changes applied (null = unset), as a shell `export`/`unset` would. */
-export function withEnv(snapshot: NodeSnapshot, env: Record<string, string | null>): NodeSnapshot {
-  const process = { ...snapshot.env.process };
-  for (const [k, v] of Object.entries(env)) {
-    if (v === null) delete process[k];
-    else process[k] = v;
-  }
-  return { ...snapshot, env: { ...snapshot.env, process } };
-}
+export { withEnv };
 
 const bad = (r: CheckResult) => r.severity === 'warn' || r.severity === 'error';
 
@@ -47,7 +40,7 @@ class Simulator {
 }
 
 /** New warnings/errors: per check, those that were not there before, when the check has more of them than before. */
-function newFindings(before: CheckResult[], after: CheckResult[]): RemediationVerdict['newFindings'] {
+export function newFindings(before: CheckResult[], after: CheckResult[]): RemediationVerdict['newFindings'] {
   const out: RemediationVerdict['newFindings'] = [];
   const ids = new Set(after.filter(bad).map((r) => r.checkId));
   for (const id of ids) {
@@ -66,6 +59,14 @@ function remainingOf(r: CheckResult, before: CheckResult[], after: CheckResult[]
   const now = after.filter(atLeast);
   if (now.some((x) => x.summary === r.summary) || (now.length >= was.length && now.length > 0)) return now.map((x) => x.summary);
   return [];
+}
+
+/** The remediation without changes to what the variables already are (those change nothing). */
+function dropNoops(r: Remediation, current: Record<string, string | undefined>): Remediation {
+  if (!r.env) return r;
+  const env = Object.fromEntries(Object.entries(r.env).filter(([k, v]) => v !== (current[k] ?? null)));
+  const { env: _env, ...rest } = r;
+  return Object.keys(env).length ? { ...rest, env } : rest;
 }
 
 function short(s: string): string {
@@ -102,17 +103,31 @@ export function verifierFor(run: DoctorRun): Verifier {
     const sim = new Simulator(ctx, ALL_CHECKS);
     let baseline: CheckResult[] | null = null;
     const before = () => (baseline ??= run.checks.length === ALL_CHECKS.length ? run.results : sim.results({}));
+    // The node as the whole recommended environment leaves it: what is still wrong there is the node's own
+    // problem, which a remediation may reveal (an IFNAME that matched nothing hid an MTU mismatch) but does not cause.
+    const target = () => sim.results(planEnv(plan));
+    const current = ctx.reasoning.env.vars;
+    const check = (r: CheckResult, env: Record<string, string | null>): RemediationVerdict => {
+      const after = sim.results(env);
+      const remaining = remainingOf(r, before(), after);
+      const revealed = newFindings(before(), target());
+      const fresh = newFindings(before(), after).filter((f) => !revealed.some((x) => x.checkId === f.checkId && x.summary === f.summary));
+      return { resolves: remaining.length === 0 && fresh.length === 0, newFindings: fresh, remaining, env, withheld: false };
+    };
     const verify = (r: CheckResult): CheckResult => {
       if (!r.remediation || r.verdict !== undefined) return r;
       // Warnings and errors follow the recommended environment; an info's change is optional and is checked as given.
-      const aligned = r.severity === 'warn' || r.severity === 'error' ? alignRemediation(r.remediation, plan, ctx.reasoning.env.vars) : r.remediation;
+      const aligned = dropNoops(r.severity === 'warn' || r.severity === 'error' ? alignRemediation(r.remediation, plan, current) : r.remediation, current);
       const env = aligned.env;
       if (!env || Object.keys(env).length === 0 || r.severity === 'ok' || r.severity === 'unknown') return { ...r, remediation: aligned };
-      const after = sim.results(env);
-      const remaining = remainingOf(r, before(), after);
-      const fresh = newFindings(before(), after);
-      const verdict: RemediationVerdict = { resolves: remaining.length === 0 && fresh.length === 0, newFindings: fresh, remaining, env, withheld: false };
+      const verdict = check(r, env);
       if (verdict.resolves) return { ...r, remediation: aligned, verdict };
+      // The change alone breaks something the rest of the recommended environment takes care of: offer them together.
+      if (verdict.newFindings.length && (r.severity === 'warn' || r.severity === 'error')) {
+        const together = dropNoops({ env: { ...planEnv(plan), ...env } }, current).env ?? {};
+        const v2 = check(r, together);
+        if (v2.resolves) return { ...r, remediation: { ...aligned, env: together, advice: [aligned.advice, 'together with the rest of the recommended environment (ncclx env)'].filter(Boolean).join(', ') }, verdict: v2 };
+      }
       verdict.withheld = true;
       return { ...r, remediation: withheldRemediation(aligned, verdict), verdict };
     };

@@ -103,6 +103,8 @@ async function runFix(opts: FixCliOptions): Promise<number> {
 
   const live = !opts.snapshot && !opts.root && !opts.plan;
   let plan: import('../model/fix/types.js').FixPlan;
+  // The plan's end state checked in the model (not for a saved plan: its node data is not here).
+  let check: import('../model/fix/types.js').PlanCheck | undefined;
   if (opts.plan) {
     if (opts.snapshot || opts.root) throw new UserError('--plan cannot be combined with --snapshot or --root');
     const { loadPlanFile } = await import('../fix/plan-file.js');
@@ -130,11 +132,12 @@ async function runFix(opts: FixCliOptions): Promise<number> {
       markPortDir: opts.markSport ? 'sport' : 'dport',
       rateMbit: intOption('--rate', opts.rate, 1, 10_000_000),
     });
+    if (plan.fixes.some((f) => !f.blocked && f.ops.length)) check = (await import('../fix/check-plan.js')).checkPlanInModel(run, plan.fixes);
   }
 
   if (!opts.apply) {
-    if (opts.json) out(JSON.stringify({ ...plan, fixes: plan.fixes.map((f) => ({ ...f, commands: f.blocked ? [] : f.ops.flatMap(fix.commandsFor) })) }, null, 2) + '\n');
-    else out(text.renderPlan(plan, style, { applyHint: applyHint(opts) }));
+    if (opts.json) out(JSON.stringify({ ...plan, fixes: plan.fixes.map((f) => ({ ...f, commands: f.blocked ? [] : f.ops.flatMap(fix.commandsFor) })), modelCheck: check ?? null }, null, 2) + '\n');
+    else out(text.renderPlan(plan, style, { applyHint: applyHint(opts), check }));
     return 0;
   }
 

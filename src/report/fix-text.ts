@@ -2,13 +2,13 @@
 // pasting) and the progress lines of an apply or a rollback.
 
 import { commandsFor } from '../model/fix/describe.js';
-import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../model/fix/types.js';
+import type { ApplyEvent, ApplyOutcome, Fix, FixPlan, PlanCheck } from '../model/fix/types.js';
 import { shJoin } from '../model/shell/quote.js';
 import type { Style } from './style.js';
 
 const MARK: Record<string, string> = { error: '✗', warn: '!', info: 'i', unknown: '?' };
 
-export function renderPlan(plan: FixPlan, s: Style, o: { applyHint: string[] }): string {
+export function renderPlan(plan: FixPlan, s: Style, o: { applyHint: string[]; check?: PlanCheck }): string {
   const out: string[] = [];
   const active = plan.fixes.filter((f) => !f.blocked && f.ops.length > 0);
   if (plan.fixes.length === 0) {
@@ -16,11 +16,27 @@ export function renderPlan(plan: FixPlan, s: Style, o: { applyHint: string[] }):
   }
   out.push(s.bold(`ncclx fix — ${plan.host}: ${plan.fixes.length} fix${plan.fixes.length === 1 ? '' : 'es'} proposed, ${active.length} applicable (dry run: nothing is changed)`), '');
   for (const f of plan.fixes) out.push(...renderFix(f, s), '');
+  if (o.check) out.push(...renderCheck(o.check, s), '');
   if (active.length) {
     out.push(s.dim('# Apply (as root; a journal of every previous value is written first, and a failure undoes everything):'));
     out.push(shJoin(o.applyHint));
   }
   return out.join('\n') + '\n';
+}
+
+/** What the model says of the plan's end state: claimed results resolved, left, and anything new. */
+function renderCheck(c: PlanCheck, s: Style): string[] {
+  const ids = (xs: { checkId: string }[]) => {
+    const n = new Map<string, number>();
+    for (const x of xs) n.set(x.checkId, (n.get(x.checkId) ?? 0) + 1);
+    return [...n.entries()].map(([id, k]) => (k > 1 ? `${id} ×${k}` : id)).join(', ');
+  };
+  const out = [s.bold('Checked in the model (the doctor run on the node as these fixes leave it):')];
+  if (c.resolved.length) out.push(`  ${s.ok('✓')} resolved: ${ids(c.resolved)}`);
+  for (const r of c.remaining) out.push(`  ${s.warn('!')} still there: ${r.checkId} ${r.summary}`);
+  for (const r of c.newFindings) out.push(`  ${s.err('✗')} new: ${r.checkId} ${r.summary}`);
+  if (!c.remaining.length && !c.newFindings.length) out.push(s.dim('  nothing new goes wrong'));
+  return out;
 }
 
 function renderFix(f: Fix, s: Style): string[] {

@@ -19,6 +19,7 @@
 // port without an address), it says so and sets nothing. Pure: a
 // CheckContext in, an EnvPlan out.
 
+import { makeContext } from '../doctor/context.js';
 import type { CheckContext } from '../doctor/types.js';
 import { intersectPeer, rdmaCandidates } from '../linux/candidates.js';
 import { siteIntendedDscp } from '../linux/dscp.js';
@@ -35,7 +36,9 @@ import { socketFindings, suggestedInterfaces } from '../nccl/socket-findings.js'
 import { socketLinks } from '../nccl/socket-links.js';
 import { MAX_IFS } from '../nccl/socket.js';
 import type { Finding, Remediation } from '../result/types.js';
+import { withEnv } from '../snapshot/with-env.js';
 import { decideGid, type GidDecision, type GidPort } from './gid.js';
+import { chooseIbPorts, type PortChoice } from './ib-ports.js';
 
 /** One variable to export. */
 export interface EnvVar {
@@ -86,6 +89,7 @@ const DECIDED = [
   'NCCL_SOCKET_IFNAME',
   'GLOO_SOCKET_IFNAME',
   'NCCL_SOCKET_FAMILY',
+  'NCCL_SOCKET_IPADDR_PREFIX',
   'NCCL_COMM_ID',
   'NCCL_IB_DISABLE',
   'NCCL_IB_HCA',
@@ -175,19 +179,42 @@ function socketVars(ctx: CheckContext, b: Builder): string[] {
     b.statement('bootstrap', ['NCCL_SOCKET_IFNAME'], `MASTER_ADDR=${master} is this node's loopback: PyTorch's store (and NCCL's unique id with it) is unreachable from other nodes. Set MASTER_ADDR to rank 0's address on the data network`);
   }
 
-  // NCCL_SOCKET_FAMILY that NCCL ignores: the family meant, when the chosen interfaces have it; else drop it.
-  const famRaw = vars['NCCL_SOCKET_FAMILY'];
-  const famInvalid = famRaw !== undefined && famRaw !== 'AF_INET' && famRaw !== 'AF_INET6';
-
+  // The address filters first (NCCL_SOCKET_FAMILY, NCCLX's NCCL_SOCKET_IPADDR_PREFIX): the interfaces are chosen
+  // from what NCCL selects once they are as the plan leaves them.
   const good = suggestedInterfaces(ctx.reasoning.socketCtx);
+  const routableOf = (n: string, family: string) => snap.network.addresses.some((a) => a.name === n && a.family === family && !/^fe[89ab]/i.test(a.address) && a.address !== '::1');
+  const filters: Record<string, string | null> = {};
+  const famRaw = vars['NCCL_SOCKET_FAMILY'];
+  if (famRaw !== undefined && famRaw !== 'AF_INET' && famRaw !== 'AF_INET6') {
+    // A value NCCL ignores: the family meant, when the interfaces have it; else drop it.
+    const guess = /6/.test(famRaw) ? 'AF_INET6' : 'AF_INET';
+    if (good.length && good.some((n) => routableOf(n, guess))) {
+      b.set('NCCL_SOCKET_FAMILY', guess, `NCCL reads only AF_INET or AF_INET6 (exact): '${famRaw}' is read as ${guess}`);
+      filters['NCCL_SOCKET_FAMILY'] = guess;
+    } else {
+      b.unset('NCCL_SOCKET_FAMILY', `NCCL ignores '${famRaw}' (only AF_INET and AF_INET6, exact)`);
+      filters['NCCL_SOCKET_FAMILY'] = null;
+    }
+  } else if (famRaw !== undefined && !good.some((n) => routableOf(n, famRaw))) {
+    // SOCK-002: a forced family no interface has a routable address of selects link-local addresses, or nothing.
+    b.unset('NCCL_SOCKET_FAMILY', `no RUNNING interface has a routable ${famRaw === 'AF_INET6' ? 'IPv6' : 'IPv4'} address: NCCL_SOCKET_FAMILY=${famRaw} selects link-local addresses or nothing`);
+    filters['NCCL_SOCKET_FAMILY'] = null;
+  }
+  const prefix = ctx.reasoning.profile.ipaddrPrefix ? vars['NCCL_SOCKET_IPADDR_PREFIX'] : undefined;
+  if (prefix && !snap.network.addresses.some((a) => a.address.startsWith(prefix) && !a.address.startsWith('127.') && a.address !== '::1' && !/^fe[89ab]/i.test(a.address))) {
+    b.unset('NCCL_SOCKET_IPADDR_PREFIX', `no routable address of this node starts with '${prefix}': NCCLX keeps no interface`);
+    filters['NCCL_SOCKET_IPADDR_PREFIX'] = null;
+  }
+  const selNow = Object.keys(filters).length ? makeContext(withEnv(snap, filters), { ncclVersion: ctx.options.ncclVersion }, ctx.options).selection : sel;
+
   const carriers = defaultRouteLinks(snap.kernel?.routes);
   // A default route of the family NCCL would use on that interface (SOCK-031 compares families too).
-  const familyOf = (name: string) => sel.socket.selected.find((s) => s.name === name)?.family ?? snap.network.addresses.find((a) => a.name === name)?.family ?? 'AF_INET';
+  const familyOf = (name: string) => selNow.socket.selected.find((s) => s.name === name)?.family ?? snap.network.addresses.find((a) => a.name === name)?.family ?? 'AF_INET';
   const carries = (name: string) => {
     const fams = carriers?.get(snap.network.addresses.find((a) => a.name === name)?.link ?? name);
     return !!fams && (fams.has(null) || fams.has(familyOf(name)));
   };
-  const current = sel.socket.selected.map((s) => s.name);
+  const current = selNow.socket.selected.map((s) => s.name);
   let names = current.filter((n) => good.includes(n));
   const dataOnly = names.filter((n) => !carries(n));
   // SOCK-031: next to data interfaces, the default-route NIC (management, uplink) carries none of NCCL's traffic.
@@ -201,19 +228,12 @@ function socketVars(ctx: CheckContext, b: Builder): string[] {
   names = names.filter(expressible).slice(0, MAX_IFS);
   if (names.length === 0) {
     b.plan.notes.push('no RUNNING interface with a routable address: NCCL_SOCKET_IFNAME not set');
-    if (famInvalid) b.unset('NCCL_SOCKET_FAMILY', 'NCCL ignores values other than AF_INET and AF_INET6');
     return [];
   }
   const same = names.length === current.length && names.every((n, i) => n === current[i]);
-  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, same ? `what NCCL selects now (${sel.socket.stage}), pinned with = so eth1 cannot match eth10` : `NCCL would use ${current.join(', ') || 'nothing'}; ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} RUNNING with a routable address${dataOnly.length && dataOnly.length < current.length ? ' and carr' + (names.length > 1 ? 'y' : 'ies') + ' no other network\'s default route' : ''}`);
-  if (famInvalid) {
-    const guess = /6/.test(famRaw!) ? 'AF_INET6' : 'AF_INET';
-    const hasFamily = names.every((n) => snap.network.addresses.some((a) => a.name === n && a.family === guess && !/^fe[89ab]/i.test(a.address)));
-    if (hasFamily) b.set('NCCL_SOCKET_FAMILY', guess, `NCCL reads only AF_INET or AF_INET6 (exact): '${famRaw}' is read as ${guess}`);
-    else b.unset('NCCL_SOCKET_FAMILY', `NCCL ignores '${famRaw}' (only AF_INET and AF_INET6, exact)`);
-  }
+  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, same ? `what NCCL selects now (${selNow.socket.stage}), pinned with = so eth1 cannot match eth10` : `NCCL would use ${current.join(', ') || 'nothing'}; ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} RUNNING with a routable address${dataOnly.length && dataOnly.length < current.length ? ' and carr' + (names.length > 1 ? 'y' : 'ies') + " no other network's default route" : ''}`);
   // Bootstrap: the NCCL_COMM_ID subnet match when it is set (NCCL_SOCKET_IFNAME does not apply to it), else the first name.
-  const boot = commId !== undefined && commId !== '' && sel.bootstrap.selected[0] ? sel.bootstrap.selected[0].name : names[0]!;
+  const boot = commId !== undefined && commId !== '' && selNow.bootstrap.selected[0] ? selNow.bootstrap.selected[0].name : names[0]!;
   if (expressible(boot)) b.set('GLOO_SOCKET_IFNAME', boot, "PyTorch's Gloo and TCPStore traffic on the bootstrap interface (Gloo takes exact names)");
   b.plan.summary.push(`socket: ${names.join(', ')}${same ? '' : ` (NCCL alone would pick ${current.join(', ') || 'nothing'})`}`);
   return names;
@@ -222,13 +242,10 @@ function socketVars(ctx: CheckContext, b: Builder): string[] {
 // ---------------------------------------------------------------------------
 // IB transport
 
-interface PortRef {
+interface PortRef extends PortChoice {
   dev: string;
   port: number;
-  linkLayer: 'InfiniBand' | 'Ethernet';
   netdev: string | null;
-  rateGbps: number | null;
-  bond: boolean;
 }
 
 /** The IB variables; returns the link layer of the ports kept, or null when NCCL_IB_HCA is not set. */
@@ -263,11 +280,11 @@ function ibVars(ctx: CheckContext, b: Builder, kept: Set<string>): 'InfiniBand' 
     .map((p) => {
       const d = report.devices.find((x) => x.name === p.dev)!;
       const pr = d.ports.find((x) => x.port === p.port)!;
-      return { dev: p.dev, port: p.port, linkLayer: p.linkLayer as PortRef['linkLayer'], netdev: pr.netdev, rateGbps: pr.rateGbps, bond: !!d.bond };
+      return { hca: `${p.dev}:${p.port}`, dev: p.dev, port: p.port, linkLayer: p.linkLayer as PortRef['linkLayer'], netdev: pr.netdev, rateGbps: pr.rateGbps, bond: !!d.bond };
     });
   const label = (p: PortRef) => `${p.dev}:${p.port}`;
   const dropped: string[] = [];
-  let usable = all.filter((p) => {
+  const usable = all.filter((p) => {
     if (p.linkLayer === 'InfiniBand') return true;
     const ok = p.netdev !== null && kept.has(p.netdev);
     if (!ok) dropped.push(`${label(p)} (${p.netdev ?? 'no netdev'}: not in the RDMA candidate set)`);
@@ -277,25 +294,10 @@ function ibVars(ctx: CheckContext, b: Builder, kept: Set<string>): 'InfiniBand' 
     b.plan.notes.push('no usable RDMA port: NCCL_IB_HCA not set (NCCL will use sockets)');
     return null;
   }
-  // IB-003: a bond (usually the front-end or storage network) next to ordinary HCAs.
-  const ordinary = usable.filter((p) => !p.bond);
-  if (ordinary.length && ordinary.length < usable.length) {
-    for (const p of usable.filter((x) => x.bond)) dropped.push(`${label(p)} (a bonded device next to ordinary HCAs)`);
-    usable = ordinary;
-  }
-  // IB-015: one link layer; the larger group, InfiniBand on a tie.
-  const ib = usable.filter((p) => p.linkLayer === 'InfiniBand');
-  const roce = usable.filter((p) => p.linkLayer === 'Ethernet');
-  let chosen = ib.length >= roce.length ? ib : roce;
-  for (const p of chosen === ib ? roce : ib) dropped.push(`${label(p)} (${p.linkLayer === 'Ethernet' ? 'RoCE' : 'InfiniBand'}: one link layer per job)`);
-  // IB-010: one rate; the largest group (the slowest rail would set the pace).
-  const byRate = new Map<number, PortRef[]>();
-  for (const p of chosen) if (p.rateGbps !== null) byRate.set(p.rateGbps, [...(byRate.get(p.rateGbps) ?? []), p]);
-  if (byRate.size > 1) {
-    const major = [...byRate.values()].sort((a, c) => c.length - a.length || (c[0]!.rateGbps ?? 0) - (a[0]!.rateGbps ?? 0))[0]!;
-    for (const p of chosen.filter((x) => !major.includes(x))) dropped.push(`${label(p)} (${p.rateGbps} Gb/s; the other rails run at ${major[0]!.rateGbps} Gb/s)`);
-    chosen = major;
-  }
+  // IB-003, IB-015, IB-010: no bond next to HCAs, one link layer, one rate (advice/ib-ports.ts).
+  const choice = chooseIbPorts(usable);
+  for (const d of choice.dropped) dropped.push(`${label(d.port)} (${d.why})`);
+  let chosen = choice.chosen;
   chosen = chosen.slice(0, profile.ibMaxDevs);
   const kind = chosen[0]!.linkLayer === 'InfiniBand' ? 'InfiniBand' : 'RoCE';
   b.set('NCCL_IB_HCA', `=${chosen.map(label).join(',')}`, `the ${chosen.length} ACTIVE ${kind} port(s), exact names with ports`);
@@ -361,13 +363,28 @@ function findingsWithEnv(ctx: CheckContext): Finding[] {
   return all.filter((f) => (f.severity === 'warn' || f.severity === 'error') && f.remediation.env && Object.keys(f.remediation.env).length > 0);
 }
 
+const RANK = { error: 0, warn: 1, info: 2 } as const;
+
+/**
+ * Repairs are read from the findings of the node as the plan leaves it, and
+ * again until no new one appears: a fix can reveal the next problem (an
+ * NCCL_IB_HCA that matched nothing hid a fusion across subnets). The worse
+ * finding wins a variable two findings want set differently.
+ */
 function repairs(ctx: CheckContext, b: Builder): void {
-  for (const f of findingsWithEnv(ctx)) {
-    for (const [name, value] of Object.entries(f.remediation.env!)) {
-      if (DECIDED.includes(name) || b.has(name) || b.plan.statements.some((s) => s.vars.includes(name))) continue;
-      if (value === null) b.unset(name, `${f.id}: ${f.message}`);
-      else b.set(name, value, `${f.id}: ${f.message}`);
+  for (let round = 0; round < 3; round++) {
+    const planned = makeContext(withEnv(ctx.snapshot, planEnv(b.plan)), { ncclVersion: ctx.options.ncclVersion }, ctx.options);
+    const found = findingsWithEnv(planned).sort((x, y) => RANK[x.severity] - RANK[y.severity]);
+    let added = 0;
+    for (const f of found) {
+      for (const [name, value] of Object.entries(f.remediation.env!)) {
+        if (DECIDED.includes(name) || b.has(name) || b.plan.statements.some((s) => s.vars.includes(name))) continue;
+        if (value === null) b.unset(name, `${f.id}: ${f.message}`);
+        else b.set(name, value, `${f.id}: ${f.message}`);
+        added++;
+      }
     }
+    if (added === 0) return;
   }
 }
 

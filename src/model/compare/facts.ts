@@ -8,7 +8,7 @@
 import { routeFrom } from '../linux/arp.js';
 import { rdmaCandidates } from '../linux/candidates.js';
 import { gdrReadiness, gdrSummary } from '../nccl/gdr.js';
-import { portNetdevs } from '../nccl/ib-report.js';
+import { bondOf, portNetdevs } from '../nccl/ib-report.js';
 import { reasoningContext } from '../nccl/explain.js';
 import { originLabel } from '../nccl/conf.js';
 import { readGidParams } from '../nccl/gid.js';
@@ -183,6 +183,7 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
         gid,
         gidLabel: !gid ? null : gid.outcome !== 'index' ? `(${gid.outcome})` : ll === 'InfiniBand' ? 'IB' : `${gid.type ?? '?'} ${gid.kind ?? '?'}`,
         candidate: v ? { kept: v.kept, reason: v.reason } : null,
+        bond: bondOf(nd, named, netdevs) !== null,
       });
     }
   }

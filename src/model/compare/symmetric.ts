@@ -4,6 +4,7 @@
 // not an uplink, RoCE needs IPv4) plus what NCCL's IB transport itself
 // requires of a port: ACTIVE, with an InfiniBand or Ethernet link layer.
 
+import { chooseIbPorts } from '../advice/ib-ports.js';
 import { shExport } from '../shell/quote.js';
 import { finding } from './finding.js';
 import { groupNodes, nameList, plural } from './groups.js';
@@ -94,14 +95,22 @@ export function symmetricSet(facts: NodeFacts[], names: string[]): { set: Symmet
     if (dropped.size) perNode.push({ node: names[i]!, dropped: [...dropped.values()] });
   });
 
-  // One NCCL_IB_HCA for everybody: the same names everywhere, or a union that selects exactly the symmetric ports on each node.
-  const valueGroups = groupNodes(n, (i) => hcaValue(netdevs.flatMap((nd) => usable[i]!.get(nd) ?? [])), (v) => v);
+  // Each node's NCCL_IB_HCA: its symmetric ports as \`ncclx env\` chooses among them (advice/ib-ports.ts:
+  // no bond next to HCAs, one link layer, one rate).
+  const symmetric = new Set(netdevs);
+  const chosen = facts.map((f, i) => {
+    const mine = new Set(netdevs.flatMap((nd) => usable[i]!.get(nd) ?? []));
+    const ports = f.ports.filter((p) => mine.has(p.hca) && p.netdev !== null && symmetric.has(p.netdev) && (p.linkLayer === 'InfiniBand' || p.linkLayer === 'Ethernet'));
+    return chooseIbPorts(ports.map((p) => ({ hca: p.hca, linkLayer: p.linkLayer as 'InfiniBand' | 'Ethernet', rateGbps: p.rateGbps, bond: p.bond }))).chosen.map((p) => p.hca);
+  });
+  // One NCCL_IB_HCA for everybody: the same names everywhere, or a union that selects exactly the chosen ports on each node.
+  const valueGroups = groupNodes(n, (i) => hcaValue(chosen[i]!), (v) => v);
   let ncclIbHca: string | null = null;
   if (netdevs.length && valueGroups.length === 1) ncclIbHca = valueGroups[0]!.value;
   else if (netdevs.length) {
-    const union = [...new Set(netdevs.flatMap((nd) => usable.flatMap((u) => u.get(nd) ?? [])))];
+    const union = [...new Set(chosen.flat())];
     const fits = facts.every((f, i) => {
-      const mine = new Set(netdevs.flatMap((nd) => usable[i]!.get(nd) ?? []));
+      const mine = new Set(chosen[i]);
       return f.ports.every((p) => !union.includes(p.hca) || mine.has(p.hca));
     });
     if (fits) ncclIbHca = hcaValue(union);

@@ -57,6 +57,8 @@ export interface PortFacts {
   gidLabel: string | null;
   /** The RDMA candidate rule (CAND-001) for the port's netdev; null when the port has no netdev. */
   candidate: { kept: boolean; reason: string } | null;
+  /** The device is a bond (RoCE LAG). */
+  bond: boolean;
 }
 
 

@@ -3,6 +3,8 @@
 // reviewed, and a journal can undo it later in another process). What an
 // operation does — read, apply, verify, undo — lives in ops.ts, by kind.
 
+import type { Severity } from '../result/types.js';
+
 /** A DSCP marking selector: what identifies the job's socket traffic. */
 export type MarkSelector =
   | { by: 'oif'; iface: string }
@@ -92,4 +94,14 @@ export interface PlanFacts {
   schedulers(): { prio: boolean | null; htb: boolean | null; how: string };
   linkSpeedMbit(dev: string): number | null;
   readFile(path: string): string | null;
+}
+
+/** A plan's end state checked in the model (src/fix/check-plan.ts). */
+export interface PlanCheck {
+  /** Results the fixes claim that are gone (or no longer warnings/errors) at the end state. */
+  resolved: { checkId: string; summary: string }[];
+  /** Claimed results still there at the end state. */
+  remaining: { checkId: string; severity: Severity; summary: string }[];
+  /** Warnings and errors that are not there now and would be at the end state. */
+  newFindings: { checkId: string; severity: Severity; summary: string }[];
 }

@@ -99,7 +99,8 @@ export function portNetdevs(d: RdmaDevice, p: RdmaPort, snap: NodeSnapshot): Net
   });
 }
 
-function bondOf(d: RdmaDevice, snap: NodeSnapshot, netdevs: NetdevView[]): DeviceReport['bond'] {
+/** The bond (RoCE LAG) a device is, from its netdevs: the bond master and its members; null for an ordinary device. */
+export function bondOf(d: RdmaDevice, snap: NodeSnapshot, netdevs: NetdevView[]): DeviceReport['bond'] {
   const rdma = snap.rdma!;
   const bondNetdev = netdevs.find((n) => (rdma.netdevs[n.name]?.bondSlaves ?? null) !== null || snap.network.links.some((l) => l.name === n.name && l.kind === 'bond'));
   if (!bondNetdev && !/bond/.test(d.name)) return null;

@@ -266,7 +266,7 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
       severity: 'error',
       consumer: r.consumer,
       message: `${label}: no interface — NCCL will print ${r.error.log.map((l) => `"NCCL WARN ${l}"`).join(' then ')}${r.consumer === 'ibOob' ? ' and the IB transport fails' : ''} (${r.error.why})`,
-      remediation: bootstrapCommId ? advise('Point NCCL_COMM_ID at an address on a subnet this node has, or unset it') : suggestion(f.ctx, 'Select an interface that exists and is RUNNING'),
+      remediation: bootstrapCommId ? advise('Point NCCL_COMM_ID at an address on a subnet this node has, or unset it') : withFilters(f, suggestion(f.ctx, 'Select an interface that exists and is RUNNING')),
     });
     return out;
   }
@@ -281,7 +281,7 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
         severity: 'warn',
         consumer: r.consumer,
         message: `uses ${s.name} ${s.display}, an IPv6 link-local address: it only reaches hosts on the same link, and ranks on other segments hang`,
-        remediation: suggestion(f.ctx, `Give ${s.name} a routable address, or choose another interface`, [s.name]),
+        remediation: withFilters(f, suggestion(f.ctx, `Give ${s.name} a routable address, or choose another interface`, [s.name])),
       });
     }
     const kind = /^lo/.test(s.name) ? 'loopback' : /^docker/.test(s.name) ? 'a Docker bridge' : /^virbr/.test(s.name) ? 'a libvirt bridge' : /^veth/.test(s.name) ? 'a container veth' : null;
@@ -306,6 +306,20 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
     }
   }
   return out;
+}
+
+/**
+ * A name alone does not help while another filter removes the right address:
+ * a forced NCCL_SOCKET_FAMILY (link-local IPv6 only) or NCCLX's
+ * NCCL_SOCKET_IPADDR_PREFIX. The remediation drops those too (ncclx env
+ * decides whether they stay).
+ */
+function withFilters(f: FindingContext, r: Remediation): Remediation {
+  if (!r.env) return r;
+  const extra: Record<string, null> = {};
+  if (f.selection.inputs.family.forced !== null) extra['NCCL_SOCKET_FAMILY'] = null;
+  if (f.selection.inputs.ipaddrPrefix) extra['NCCL_SOCKET_IPADDR_PREFIX'] = null;
+  return { ...r, env: { ...extra, ...r.env } };
 }
 
 /** One finding per interface problem, naming every consumer it affects ("bootstrap and socket transport use lo …"). */
