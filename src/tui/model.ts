@@ -4,6 +4,7 @@
 // new input to the same functions, memoized per input. No React, no I/O.
 
 import { runDoctor } from '../checks/run.js';
+import { verifyRun } from '../checks/verify.js';
 import { makeContext } from '../model/doctor/context.js';
 import type { Check, CheckOptions, DoctorRun } from '../model/doctor/types.js';
 import type { CheckResult, Severity } from '../model/result/types.js';
@@ -89,7 +90,8 @@ export function computeModel(node: NodeInput, w: WhatIf = {}): Omit<Model, 'erro
   const ncclVersion = versionOf(node, w);
   const options: CheckOptions = { ...node.options, ncclVersion };
   const ctx = makeContext(snap, { ncclVersion }, options);
-  const run = runDoctor(node.checks, ctx);
+  // The same aligned and model-checked remediations as the text report and --json (checks/verify.ts).
+  const run = verifyRun(runDoctor(node.checks, ctx));
   // The RDMA checks memoize the IB model under this key with these arguments: reuse it.
   const ib = ctx.memo('ibModel', () => ibModel(snap, { ncclVersion }));
   return { run, explain: explain(snap, { ncclVersion }), ib };

@@ -70,7 +70,11 @@ describe('Summary', () => {
     expect(d).toMatch(/^Evidence$/m);
     expect(d).toMatch(/ports used: mlx5_0:1 GID 0/);
     await app.press(KEY.pageDown);
-    expect(await app.waitFor(/^Remediation$/m)).toBeTruthy();
+    const rem = (await app.waitFor(/^Remediation$/m)).split(/^Remediation$/m)[1]!;
+    // The text report's remediation, checked in the model: IB ports only (the RoCE mlx5_4/mlx5_10 would raise IB-015).
+    expect(rem).toMatch(/NCCL_IB_HCA='=mlx5_0:1,mlx5_1:1/);
+    expect(rem).not.toMatch(/mlx5_10:1/);
+    expect(rem).toMatch(/checked: applied to this node in the model/);
     await app.press(KEY.esc);
     expect(await app.waitFor(/results/)).toMatch(/› \[!\] IB-009/);
   });

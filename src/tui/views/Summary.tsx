@@ -1,7 +1,7 @@
 // View 1: every check result with its mark, grouped by family. Enter opens a
 // result: what was found, the evidence, why it matters and the remediation.
 
-import { remediationLines } from '../../report/remediation.js';
+import { CHECKED, remediationLines } from '../../report/remediation.js';
 import { Text } from 'ink';
 import type { DoctorRun } from '../../model/doctor/types.js';
 import { FAMILY_TITLE, type CheckResult, type Family } from '../../model/result/types.js';
@@ -59,6 +59,7 @@ export function detailLines(run: DoctorRun, r: CheckResult, width: number): { te
     out.push({ text: '' });
     out.push({ text: 'Remediation', style: 'bold' });
     for (const l of lines) add(l, undefined, '  ');
+    if (r.verdict?.resolves) add(CHECKED, 'dim', '  ');
   }
   const fixIds = r.remediation?.fixIds ?? [];
   if (fixIds.length) add(`ncclx fix --only ${fixIds.join(',')}  (or the Fixes view, 5)`, 'dim', '  ');

@@ -1,0 +1,3 @@
+import { adviceSuite } from './suite.js';
+
+adviceSuite(1, 4);
