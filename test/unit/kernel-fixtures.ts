@@ -3,6 +3,7 @@
 // `ip -j` emits it, iptables-save text, nft JSON.
 
 import { checkById } from '../../src/checks/registry.js';
+import { tempDir } from '../helpers/tmp.js';
 import { makeContext } from '../../src/model/doctor/context.js';
 import { runCheck } from '../../src/checks/run.js';
 import type { CheckContext } from '../../src/model/doctor/types.js';
@@ -25,8 +26,7 @@ import {
 import type { RdmaPart } from '../../src/model/snapshot/rdma-types.js';
 import { probeRdma } from '../../src/probe/rdma.js';
 import { Root } from '../../src/probe/root.js';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 
@@ -104,8 +104,6 @@ export interface PortSpec {
   linkLayer?: string;
 }
 
-const trees: string[] = [];
-process.on('exit', () => trees.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function put(root: string, p: string, text: string): void {
   mkdirSync(dirname(join(root, p)), { recursive: true });
@@ -119,8 +117,8 @@ function put(root: string, p: string, text: string): void {
  * <dev>/device/net; `netdevFacts` write /sys/class/net/<name>/dev_port, dev_id.
  */
 export function rdmaPart(ports: PortSpec[], netdevFacts: Record<string, { devPort?: string; devId?: string }> = {}, pciNetdevs: Record<string, string[]> = {}): RdmaPart {
-  const root = mkdtempSync(join(tmpdir(), 'ncclx-rdma-fixture-'));
-  trees.push(root);
+  // Removed after the test file (a process 'exit' hook never runs in vitest's workers).
+  const root = tempDir('ncclx-rdma-fixture-');
   mkdirSync(join(root, 'sys/class/infiniband'), { recursive: true });
   for (const p of ports) {
     const base = `sys/class/infiniband/${p.dev}/ports/${p.port ?? 1}`;
