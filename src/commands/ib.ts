@@ -85,12 +85,13 @@ export function registerIbCommands(program: Command): void {
     action(async (snap, o) => {
       const [{ ibModel }, { ibJson, renderIb }] = await loadIb();
       const ov = overrides(o);
-      const { report } = ibModel(snap, ov);
+      let { report } = ibModel(snap, ov);
       // Remediations that change the environment are aligned with \`ncclx env\` and checked in the model first.
       if (report.findings.some((f) => f.remediation.env)) {
         const { verifyFindings } = await import('../checks/verify.js');
         const flags: Record<string, string> = { ...ov.set, ...(ov.hca !== undefined ? { NCCL_IB_HCA: ov.hca } : {}), ...(ov.gidIndex !== undefined ? { NCCL_IB_GID_INDEX: ov.gidIndex } : {}) };
-        report.findings = verifyFindings(snap, flags, { ncclVersion: o.ncclVersion, ...candidateOptions({ uplinkRegex: DEFAULT_UPLINK_REGEX }) }, report.findings);
+        // A new report: the model is shared (memoized), never changed in place.
+        report = { ...report, findings: verifyFindings(snap, flags, { ncclVersion: o.ncclVersion, ...candidateOptions({ uplinkRegex: DEFAULT_UPLINK_REGEX }) }, report.findings) };
       }
       if (o.json) print(JSON.stringify(ibJson(report), null, 2) + '\n');
       else print(renderIb(report, makeStyle(wantColor(o.color)), !!o.verbose));

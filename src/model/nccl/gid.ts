@@ -292,7 +292,17 @@ export function tableLength(entries: GidEntry[]): number {
   return entries.reduce((m, e) => Math.max(m, e.index + 1), entries.length);
 }
 
-function indexTable(entries: GidEntry[]): { len: number; at(i: number): Entry | null } {
+type IndexedTable = { len: number; at(i: number): Entry | null };
+// Parsed once per table: every walk over the same port (other parameters, other profiles) reuses it.
+const indexed = new WeakMap<GidEntry[], IndexedTable>();
+
+function indexTable(entries: GidEntry[]): IndexedTable {
+  let t = indexed.get(entries);
+  if (!t) indexed.set(entries, (t = buildIndex(entries)));
+  return t;
+}
+
+function buildIndex(entries: GidEntry[]): IndexedTable {
   const byIndex = new Map<number, Entry>();
   for (const e of entries) {
     const bytes = typeof e.gid === 'string' ? parseGid(e.gid) : null;
@@ -511,8 +521,26 @@ function explicit(table: GidTable, index: number, mode: 'explicit' | 'fixed-defa
   return { mode, outcome: { kind: 'index', index }, trace: [{ index, verdict: 'explicit', reason: `${why}: ${describeGid(t.at(index))}` }], einval: [] };
 }
 
+// The walk over a port's GID table is the costly part of the IB model (256
+// entries × 32 ports on a large node), and verifying advice rebuilds the model
+// under several environments that mostly leave the GID parameters alone. The
+// answer depends only on the table, the parameters and the profile, so it is
+// remembered per table array (shared by every copy of a snapshot) and profile.
+const gidMemo = new WeakMap<object, WeakMap<Profile, Map<string, GidSelection>>>();
+
 /** ncclIbGetGidIndex() for one port, as this profile does it. */
 export function selectGid(table: GidTable, params: GidParams, profile: Profile, dev: string, port: number): GidSelection {
+  let byProfile = gidMemo.get(table.entries);
+  if (!byProfile) gidMemo.set(table.entries, (byProfile = new WeakMap()));
+  let byKey = byProfile.get(profile);
+  if (!byKey) byProfile.set(profile, (byKey = new Map()));
+  const key = JSON.stringify([table.linkLayer, params, dev, port]);
+  let sel = byKey.get(key);
+  if (!sel) byKey.set(key, (sel = walkGidTable(table, params, profile, dev, port)));
+  return sel;
+}
+
+function walkGidTable(table: GidTable, params: GidParams, profile: Profile, dev: string, port: number): GidSelection {
   if (table.linkLayer === 'InfiniBand') {
     if (!profile.gidIbFlid) {
       return { mode: 'ib-lid', outcome: { kind: 'not-used', why: 'InfiniBand: NCCL before 2.22.3 addresses peers by LID, no GID index is chosen' }, trace: [], einval: [] };

@@ -131,7 +131,36 @@ export interface IbModel {
   profile: Profile;
 }
 
+// Verifying advice builds the IB model of the same node under several
+// environments, often the same one twice (the command's own model, the
+// doctor's, the recommended environment's). The model is a function of the
+// snapshot and the overrides only, so it is remembered: keyed by the identity
+// of every snapshot part but the environment (withEnv copies keep them) and by
+// the environment's content.
+const modelMemo = new WeakMap<object, Map<string, IbModel>>();
+
 export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
+  const anchor = snapshot.rdma ?? snapshot.network;
+  const parts = Object.keys(snapshot).sort().filter((k) => k !== 'env');
+  let byKey = modelMemo.get(anchor);
+  if (!byKey) modelMemo.set(anchor, (byKey = new Map()));
+  const key = JSON.stringify([parts.map((k) => partId(snapshot[k as keyof NodeSnapshot])), snapshot.env, o]);
+  let m = byKey.get(key);
+  if (!m) byKey.set(key, (m = buildIbModel(snapshot, o)));
+  return m;
+}
+
+/** A stable id per object (its identity), or the value itself for primitives. */
+const ids = new WeakMap<object, number>();
+let nextId = 0;
+function partId(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  let id = ids.get(v);
+  if (id === undefined) ids.set(v, (id = ++nextId));
+  return `#${id}`;
+}
+
+function buildIbModel(snapshot: NodeSnapshot, o: IbOverrides): IbModel {
   const base = reasoningContext(snapshot, { ncclVersion: o.ncclVersion });
   const { choice, profile } = base;
   const env = applyIbOverrides(base.env, o);
