@@ -42,10 +42,20 @@ export async function main(argv: string[]): Promise<number> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       return 2;
     }
-    const msg = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`ncclx: ${e instanceof UserError ? msg : `internal error: ${(e as Error)?.stack ?? msg}`}\n`);
+    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+    // One line, never a stack trace; NCCLX_DEBUG=1 shows it for a bug report.
+    if (e instanceof UserError) process.stderr.write(`ncclx: ${msg}\n`);
+    else process.stderr.write(`ncclx: internal error: ${msg} (a bug: please report it; NCCLX_DEBUG=1 prints the stack)\n${process.env['NCCLX_DEBUG'] ? `${(e as Error)?.stack ?? ''}\n` : ''}`);
     return 2;
   }
+}
+
+// `ncclx doctor -v | head`: the reader went away; stop quietly, as other tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
 }
 
 main(process.argv).then((code) => {

@@ -37,9 +37,19 @@ export function registerDoctorCommand(program: Command): void {
     .option('--no-tui', 'plain report even on a terminal')
     .option('-v, --verbose', 'evidence, why and fix for every result')
     .option('--no-color', 'no colour')
-    .action(async (opts: DoctorOptions) => {
+    .action(async (opts: DoctorOptions, cmd: Command) => {
       const { ALL_CHECKS } = await import('../checks/registry.js');
+      // --json is --format json: asking for both with different formats is a usage error, not a silent choice.
+      const formatGiven = cmd.getOptionValueSource('format') === 'cli';
+      if (opts.json && formatGiven && opts.format !== 'json') throw new UserError(`--json conflicts with --format ${opts.format}: give one of them`);
+      const format = opts.json ? 'json' : opts.format;
       if (opts.listChecks) {
+        if (format === 'prom') throw new UserError('--list-checks prints text or JSON, not --format prom');
+        if (opts.only !== undefined || opts.skip !== undefined) throw new UserError('--list-checks lists every check: it takes no --only or --skip');
+        if (format === 'json') {
+          process.stdout.write(JSON.stringify(ALL_CHECKS.map((c) => ({ id: c.id, family: c.family, title: c.title })), null, 2) + '\n');
+          return;
+        }
         const w = Math.max(...ALL_CHECKS.map((c) => c.id.length));
         process.stdout.write(ALL_CHECKS.map((c) => `${c.id.padEnd(w)}  ${c.family.padEnd(10)}  ${c.title}`).join('\n') + '\n');
         return;
@@ -52,8 +62,9 @@ export function registerDoctorCommand(program: Command): void {
       const unknown = [...(only ?? []), ...(skip ?? [])].filter((p) => !known(p));
       if (unknown.length) throw new UserError(`unknown check id ${unknown.join(', ')} (see ncclx doctor --list-checks)`);
       const checks = selectChecks(ALL_CHECKS, only, skip);
+      // A gate that checks nothing must not pass.
+      if (checks.length === 0) throw new UserError(`--only ${opts.only ?? '(all)'}${opts.skip !== undefined ? ` --skip ${opts.skip}` : ''} selects no check`);
       const options = { ncclVersion: opts.ncclVersion, ...cand };
-      const format = opts.json ? 'json' : opts.format;
       // A person at a terminal gets the interactive doctor (src/tui, loaded only here).
       if (format === 'text' && opts.tui !== false && process.stdout.isTTY && process.stdin.isTTY) {
         const { runTui } = await import('../tui/index.js');

@@ -115,3 +115,34 @@ describe('ncclx snapshot', () => {
     expect(j.socket.selected.map((s: { name: string }) => s.name)).toEqual(['lo']);
   });
 });
+
+describe('flags that conflict or select nothing are usage errors (exit 2, one line)', () => {
+  const root = join(__dirname, '../fixtures/roce-healthy');
+  it('doctor --json --format prom', () => {
+    const r = ncclx(['doctor', '--root', root, '--json', '--format', 'prom']);
+    expect([r.code, r.out, r.err]).toEqual([2, '', 'ncclx: --json conflicts with --format prom: give one of them\n']);
+    expect(ncclx(['doctor', '--root', root, '--json', '--format', 'json', '--only', 'SOCK-001']).code).toBe(0);
+  });
+  it('--list-checks --json prints JSON; with --format prom or --only it is a usage error', () => {
+    const r = ncclx(['doctor', '--list-checks', '--json']);
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.out) as { id: string; family: string; title: string }[];
+    expect(list.find((c) => c.id === 'SOCK-001')).toMatchObject({ family: 'socket' });
+    expect(ncclx(['doctor', '--list-checks', '--format', 'prom']).code).toBe(2);
+    expect(ncclx(['doctor', '--list-checks', '--only', 'SOCK']).code).toBe(2);
+  });
+  it('--only SOCK --skip SOCK checks nothing: exit 2, not a passing gate', () => {
+    const r = ncclx(['doctor', '--root', root, '--only', 'SOCK', '--skip', 'SOCK', '--no-tui']);
+    expect([r.code, r.err]).toEqual([2, 'ncclx: --only SOCK --skip SOCK selects no check\n']);
+  });
+  it('snapshot --help advertises only what snapshot accepts', () => {
+    const help = ncclx(['snapshot', '--help']).out;
+    expect(help).not.toMatch(/--snapshot/);
+    expect(help).toMatch(/--root/);
+  });
+  it('a reader that goes away (| head) ends the command quietly, no EPIPE trace', () => {
+    const sh = spawnSync('sh', ['-c', `"${process.execPath}" "${CLI}" doctor --root "${root}" -v --no-tui | head -1`], { encoding: 'utf8' });
+    expect(sh.stdout.split('\n')[0]).toMatch(/^ncclx doctor/);
+    expect(sh.stderr).toBe('');
+  });
+});
