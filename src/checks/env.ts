@@ -3,6 +3,7 @@
 // judgements are src/model/nccl/env-findings.ts; this gives them evidence.
 
 import type { Check, CheckContext } from '../model/doctor/types.js';
+import { confFileFindings } from '../model/nccl/conf-findings.js';
 import { integerFindings, unknownVarFindings, type VarFinding } from '../model/nccl/env-findings.js';
 import { ok, result } from '../model/result/build.js';
 import type { Evidence, Outcome } from '../model/result/types.js';
@@ -46,4 +47,15 @@ const integerParsing: Check = {
     ),
 };
 
-export const envChecks: Check[] = [unknownVars, integerParsing];
+const confFiles: Check = {
+  id: 'ENV-003',
+  title: "NCCL's conf files are files NCCL can read",
+  family: 'env',
+  run: (ctx) => {
+    const found = confFileFindings(ctx.reasoning.env, ctx.snapshot.env.confFiles);
+    if (found.length === 0) return [ok(`conf files NCCL opens: ${ctx.reasoning.env.filesRead.map((f) => `${f.path} (${f.status})`).join(', ') || 'none'}`)];
+    return found.map((f) => result(f.severity, f.message, [{ kind: 'file', source: f.path, value: ctx.reasoning.env.filesRead.find((x) => x.path === f.path)?.error ?? f.path }], 'NCCL never reports a conf file it cannot use: the variables in it silently do not apply.', f.remediation));
+  },
+};
+
+export const envChecks: Check[] = [unknownVars, integerParsing, confFiles];

@@ -6,6 +6,8 @@ import { userInfo } from 'node:os';
 import { isRelevantVar, type ConfFileRecord, type ConfRole } from '../model/nccl/conf.js';
 import type { EnvPart } from '../model/snapshot/types.js';
 import type { Root } from './root.js';
+import { UserError } from '../model/errors.js';
+import { LIMITS, limitText } from './read-bounded.js';
 
 function passwdHome(root: Root): string | null {
   if (root.isLive) {
@@ -39,7 +41,8 @@ export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv): EnvPart {
   const confFiles: ConfFileRecord[] = [];
   for (const w of wanted) {
     if (confFiles.some((c) => c.path === w.path)) continue;
-    const r = root.read(w.path);
+    const r = root.read(w.path, LIMITS.conf);
+    if (!r.ok && r.error.startsWith('EFBIG')) throw new UserError(`${w.role === 'NCCL_CONF_FILE' ? 'NCCL_CONF_FILE ' : ''}${w.path}: larger than the ${limitText(LIMITS.conf)} ncclx reads for an NCCL conf file (see "Limits" in docs/snapshot.md)`);
     confFiles.push({ path: w.path, role: w.role, content: r.ok ? r.value : null, error: r.ok ? null : r.error });
   }
   return { process: vars, confFiles, home };

@@ -3,6 +3,7 @@
 
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LIMITS, readBounded } from './read-bounded.js';
 
 export type ReadResult = { ok: true; value: string } | { ok: false; error: string };
 
@@ -24,14 +25,12 @@ export class Root {
     return this.isLive ? p : join(this.dir, p);
   }
 
-  read(p: string): ReadResult {
+  /** A file's text, bounded (read-bounded.ts): a non-regular file or one past `limit` is an error, never a hang. */
+  read(p: string, limit: number = LIMITS.file): ReadResult {
     const forced = this.failing?.get(p);
     if (forced !== undefined) return { ok: false, error: forced };
-    try {
-      return { ok: true, value: readFileSync(this.path(p), 'utf8') };
-    } catch (e) {
-      return { ok: false, error: errCode(e) };
-    }
+    const r = readBounded(this.path(p), limit);
+    return r.ok ? { ok: true, value: r.text } : { ok: false, error: r.code === r.message ? r.code : `${r.code}: ${r.message}` };
   }
 
   /** File content with the trailing newline removed, or null. */

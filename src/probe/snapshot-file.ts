@@ -2,24 +2,18 @@
 // schema (src/model/snapshot/schema.ts). Every failure is a SnapshotError
 // naming the file, which the CLI prints on one line (exit 2).
 
-import { readFileSync, statSync } from 'node:fs';
+import { readBounded } from './read-bounded.js';
 import { MAX_SNAPSHOT_BYTES, SnapshotError, validateSnapshot } from '../model/snapshot/schema.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
 
 export function loadSnapshot(file: string): NodeSnapshot {
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch (e) {
-    throw new SnapshotError(file, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  // Bounded whatever the file is: /dev/zero, a FIFO or a directory is refused by kind, not read forever.
+  const r = readBounded(file, MAX_SNAPSHOT_BYTES);
+  if (!r.ok) {
+    if (r.code === 'EFBIG') throw new SnapshotError(file, `larger than the ${MAX_SNAPSHOT_BYTES}-byte limit for a snapshot`);
+    throw new SnapshotError(file, r.code === 'ENOTREG' || r.code === 'EISDIR' ? r.message : `cannot read: ${r.code}`);
   }
-  if (size > MAX_SNAPSHOT_BYTES) throw new SnapshotError(file, `file is ${size} bytes, larger than the ${MAX_SNAPSHOT_BYTES}-byte limit for a snapshot`);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new SnapshotError(file, `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const text = r.text;
   if (text.trim() === '') throw new SnapshotError(file, 'file is empty');
   let data: unknown;
   try {

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { tempDir } from '../helpers/tmp.js';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -14,7 +15,7 @@ const ROOT = join(__dirname, '../..');
 const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const IN_CI = !!process.env['CI'] && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 // A private server on a socket in a temporary directory: nothing shared with the user's tmux, nothing left behind.
-const SOCKET_DIR = mkdtempSync(join(tmpdir(), 'ncclx-tmux-'));
+const SOCKET_DIR = tempDir('ncclx-tmux-');
 const SOCKET = join(SOCKET_DIR, 'sock');
 
 function tmux(...args: string[]): string {

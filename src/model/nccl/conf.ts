@@ -47,6 +47,9 @@ export function userConfPath(input: EnvInput, profile: Profile): { path: string;
   return { path: `${home.replace(/\/+$/, '')}/.nccl.conf`, role: profile.confHomeFromEnv ? 'home-env' : 'home-passwd' };
 }
 
+/** envVar[1024] / envValue[1024] in setEnvFile(): at most 1023 characters of a name or a value. */
+export const CONF_FIELD_MAX = 1023;
+
 export function effectiveEnv(input: EnvInput, profile: Profile): EffectiveEnv {
   const vars: Record<string, string> = { ...input.process };
   const origins: Record<string, Origin> = {};
@@ -75,10 +78,15 @@ export function effectiveEnv(input: EnvInput, profile: Profile): EffectiveEnv {
       const lineNo = idx + 1;
       if (profile.confCrlf && line.endsWith('\r')) line = line.slice(0, -1);
       if (profile.confComments && line.startsWith('#')) return;
+      // setEnvFile() scans the name up to '=' or the end of the C string (a NUL byte ends it), and copies
+      // name and value into 1024-byte buffers with strncpy: each is cut at 1023 characters and at a NUL.
       const eq = line.indexOf('=');
-      if (eq < 0) return;
-      const name = line.slice(0, eq);
-      const value = line.slice(eq + 1);
+      const nul = line.indexOf('\0');
+      if (eq < 0 || (nul >= 0 && nul < eq)) return;
+      const name = line.slice(0, Math.min(eq, CONF_FIELD_MAX));
+      const rest = line.slice(eq + 1);
+      const restNul = rest.indexOf('\0');
+      const value = (restNul >= 0 ? rest.slice(0, restNul) : rest).slice(0, CONF_FIELD_MAX);
       if (name === '') return; // setenv refuses an empty name
       if (name in vars) {
         const o = origins[name];

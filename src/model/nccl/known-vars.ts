@@ -89,17 +89,28 @@ function editDistance(a: string, b: string): number {
   return dp[b.length]!;
 }
 
+const KNOWN_NAMES = Object.keys(KNOWN_VARS);
+// Conf files can name thousands of variables and every model run asks again.
+const guesses = new Map<string, string | null>();
+
 /** The closest known variable, if close enough to be a typo. */
 export function didYouMean(name: string): string | null {
+  const cached = guesses.get(name);
+  if (cached !== undefined) return cached;
+  const limit = Math.max(2, Math.floor(name.length / 6));
   let best: string | null = null;
   let bestD = Infinity;
-  for (const k of Object.keys(KNOWN_VARS)) {
+  for (const k of KNOWN_NAMES) {
+    // The distance is at least the difference in length: no need to compute it past the limit.
+    if (Math.abs(k.length - name.length) > Math.min(limit, bestD)) continue;
     const d = editDistance(name, k);
     if (d < bestD) {
       bestD = d;
       best = k;
     }
   }
-  const limit = Math.max(2, Math.floor(name.length / 6));
-  return best !== null && bestD <= limit ? best : null;
+  const guess = best !== null && bestD <= limit ? best : null;
+  if (guesses.size > 10_000) guesses.clear();
+  guesses.set(name, guess);
+  return guess;
 }

@@ -1,0 +1,71 @@
+// Reading a file whatever it turns out to be: /dev/zero, a FIFO, a directory
+// or a 200 MB file where a few lines were expected. A read never takes more
+// than `limit` bytes into memory and never blocks on a FIFO; a non-regular
+// file is refused by kind. Every file ncclx reads goes through here.
+
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+
+export type BoundedRead = { ok: true; text: string; bytes: number } | { ok: false; code: string; message: string };
+
+/** Limits, documented in docs/snapshot.md ("Limits"). */
+export const LIMITS = {
+  /** A sysfs/procfs attribute or recorded command output under --root. */
+  file: 16 * 1024 * 1024,
+  /** An NCCL conf file (NCCL_CONF_FILE, ~/.nccl.conf, /etc/nccl.conf): a few lines in practice. */
+  conf: 256 * 1024,
+} as const;
+
+function kindOf(st: import('node:fs').Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * The file's text (UTF-8), or why not: ENOENT/EACCES… from open, EISDIR or
+ * ENOTREG for something that is not a regular file, EFBIG past `limit`.
+ */
+export function readBounded(path: string, limit: number): BoundedRead {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO with no writer must not hang; harmless on regular files.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+    return { ok: false, code, message: code };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      const kind = kindOf(st);
+      return { ok: false, code: st.isDirectory() ? 'EISDIR' : 'ENOTREG', message: `${kind}, not a regular file` };
+    }
+    // sysfs and procfs report size 0 or 4096 whatever they hold: read until EOF, at most limit + 1 bytes.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+        return { ok: false, code, message: code };
+      }
+      if (n === 0) break;
+      chunks.push(n === buf.length ? buf : buf.subarray(0, n));
+      total += n;
+      if (total > limit) return { ok: false, code: 'EFBIG', message: `larger than the ${limitText(limit)} ncclx reads for such a file` };
+    }
+    return { ok: true, text: Buffer.concat(chunks, total).toString('utf8'), bytes: total };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function limitText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+}
