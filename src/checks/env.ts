@@ -16,9 +16,26 @@ function sourceOf(ctx: CheckContext, name: string): Evidence {
   return { kind: 'value', source: 'environment', value };
 }
 
-function outcomes(ctx: CheckContext, findings: VarFinding[], why: (f: VarFinding) => string, okText: string): Outcome[] {
+/** Past this many findings of one kind, one result says how many and names the first few (a 5,000-line conf file). */
+const GROUP_AT = 5;
+
+function outcomes(ctx: CheckContext, findings: VarFinding[], why: (f: VarFinding) => string, okText: string, kindOf: (f: VarFinding) => string = (f) => f.severity): Outcome[] {
   if (findings.length === 0) return [ok(okText)];
-  return findings.map((f) => result(f.severity, f.message, [sourceOf(ctx, f.variable)], why(f), f.remediation));
+  const kinds = new Map<string, VarFinding[]>();
+  for (const f of findings) kinds.set(kindOf(f), [...(kinds.get(kindOf(f)) ?? []), f]);
+  const out: Outcome[] = [];
+  for (const group of kinds.values()) {
+    if (group.length <= GROUP_AT) {
+      out.push(...group.map((f) => result(f.severity, f.message, [sourceOf(ctx, f.variable)], why(f), f.remediation)));
+      continue;
+    }
+    const [first] = group as [VarFinding];
+    // One change for the whole group: every variable's own change, together.
+    const env = Object.assign({}, ...group.map((f) => f.remediation.env ?? {})) as Record<string, string | null>;
+    const remediation = Object.keys(env).length ? { ...first.remediation, env } : first.remediation;
+    out.push(result(first.severity, `${first.message} (and ${group.length - 1} more like it: ${group.slice(1, 4).map((f) => f.variable).join(', ')}, …)`, group.slice(0, 3).map((f) => sourceOf(ctx, f.variable)), why(first), remediation));
+  }
+  return out;
 }
 
 const unknownVars: Check = {
@@ -31,6 +48,7 @@ const unknownVars: Check = {
       unknownVarFindings(ctx.reasoning.env, ctx.reasoning.profile),
       (f) => (/NCCLX variable/.test(f.message) ? "Meta's NCCLX adds cvars that upstream NCCL never reads, so the setting has no effect with this library." : 'NCCL silently ignores variables it does not read, so a typo leaves the default in place.'),
       'every NCCL_* variable is one NCCL reads',
+      (f) => `${f.severity} ${/NCCLX variable/.test(f.message) ? 'ncclx' : /did you mean/.test(f.message) ? 'typo' : 'unknown'}`,
     ),
 };
 

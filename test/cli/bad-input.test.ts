@@ -81,3 +81,25 @@ describe('ENV-003: what NCCL does with an NCCL_CONF_FILE it cannot use', () => {
     expect(env3(good).severity).toBe('ok');
   });
 });
+
+describe('thousands of entries: one finding per kind, with a count and the first few', () => {
+  const root = join(__dirname, '../fixtures/roce-healthy');
+  const results = (env: Record<string, string>, id: string) => {
+    const r = ncclx(['doctor', '--json', '--root', root, '--only', id, '--nccl-version', '2.28.3'], env);
+    return (JSON.parse(r.out).results as { checkId: string; summary: string }[]).filter((x) => x.checkId === id);
+  };
+  it('a 5,000-line conf file of unknown variables: one ENV-001', () => {
+    const conf = join(tmp, 'many.conf');
+    writeFileSync(conf, Array.from({ length: 5000 }, (_, i) => `NCCL_X${i}=v`).join('\n'));
+    const r = ncclx(['doctor', '--json', '--only', 'ENV-001'], { NCCL_CONF_FILE: conf });
+    const env1 = (JSON.parse(r.out).results as { summary: string }[]);
+    expect(env1).toHaveLength(1);
+    expect(env1[0]!.summary).toMatch(/^NCCL_X0 is not a variable ncclx knows NCCL to read \(and 4999 more like it: NCCL_X1, NCCL_X10, NCCL_X100, …\)$/);
+  });
+  it('a 5,000-entry NCCL_IB_HCA: one IB-030 per problem kind', () => {
+    const hca = Array.from({ length: 5000 }, (_, i) => (i % 3 ? `mlx5_${i}:x` : `bad${i}`)).join(',');
+    const ib030 = results({ NCCL_IB_HCA: hca }, 'IB-030');
+    expect(ib030.length).toBeLessThanOrEqual(3);
+    expect(ib030.map((x) => x.summary).join('\n')).toMatch(/past the 32-entry limit .*\(and 4967 more like it/);
+  });
+});
