@@ -86,7 +86,7 @@ describe('thousands of entries: one finding per kind, with a count and the first
   const root = join(__dirname, '../fixtures/roce-healthy');
   const results = (env: Record<string, string>, id: string) => {
     const r = ncclx(['doctor', '--json', '--root', root, '--only', id, '--nccl-version', '2.28.3'], env);
-    return (JSON.parse(r.out).results as { checkId: string; summary: string }[]).filter((x) => x.checkId === id);
+    return (JSON.parse(r.out).results as { id: string; summary: string }[]).filter((x) => x.id === id);
   };
   it('a 5,000-line conf file of unknown variables: one ENV-001', () => {
     const conf = join(tmp, 'many.conf');
@@ -99,6 +99,7 @@ describe('thousands of entries: one finding per kind, with a count and the first
   it('a 5,000-entry NCCL_IB_HCA: one IB-030 per problem kind', () => {
     const hca = Array.from({ length: 5000 }, (_, i) => (i % 3 ? `mlx5_${i}:x` : `bad${i}`)).join(',');
     const ib030 = results({ NCCL_IB_HCA: hca }, 'IB-030');
+    expect(ib030.length).toBeGreaterThan(0);
     expect(ib030.length).toBeLessThanOrEqual(3);
     expect(ib030.map((x) => x.summary).join('\n')).toMatch(/past the 32-entry limit .*\(and 4967 more like it/);
   });
