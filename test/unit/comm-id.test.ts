@@ -69,3 +69,22 @@ describe('numeric hosts are read the way getaddrinfo reads them (inet_aton)', ()
     });
   });
 });
+
+describe('NCCL_COMM_ID ports outside 1–65535: htons keeps the low 16 bits', () => {
+  it('999999 is used as 16959, and said so', () => {
+    const r = parseCommId('10.0.0.1:999999', ctx());
+    expect(r).toMatchObject({ ok: true, target: { port: 16959 } });
+    expect(r.ok && r.notes).toEqual(['port 999999 is outside 1–65535: NCCL keeps the low 16 bits (htons) and uses port 16959']);
+  });
+  it('65536 wraps to 0: the ranks cannot reach the root', () => {
+    const r = parseCommId('10.0.0.1:65536', ctx());
+    expect(r).toMatchObject({ ok: true, target: { port: 0 } });
+    expect(r.ok && r.notes[0]).toMatch(/uses port 0, so the root listens on a port the kernel picks .* fail$/);
+  });
+  it('[v6]:70000 the same (4464); 1 and 65535 are fine', () => {
+    const r = parseCommId('[2001:db8::1]:70000', ctx());
+    expect(r).toMatchObject({ ok: true, target: { port: 4464 } });
+    expect(r.ok && r.notes).toEqual(['port 70000 is outside 1–65535: NCCL keeps the low 16 bits (htons) and uses port 4464']);
+    for (const p of ['1', '65535']) expect(parseCommId(`10.0.0.1:${p}`, ctx())).toMatchObject({ ok: true, notes: [] });
+  });
+});

@@ -67,8 +67,10 @@ function parseBracketed(value: string, ctx: CommIdContext): CommIdParse {
   if (i + 1 < value.length && value[i + 1] !== ':') {
     notes.push(`the character after ']' is '${value[i + 1]}', not ':'; NCCL skips it without looking`);
   }
-  const port = atoi(portText) & 0xffff;
+  const rawPort = atoi(portText);
+  const port = rawPort & 0xffff;
   if (portText === '') notes.push('no port after the address: NCCL reads port 0');
+  else notes.push(...portNotes(rawPort, port));
   let scopeId = 0;
   if (scoped) {
     const ifname = value.slice(pct + 1, i);
@@ -93,6 +95,18 @@ function parseBracketed(value: string, ctx: CommIdContext): CommIdParse {
   };
 }
 
+/**
+ * The port is read with atoi() and stored with htons(), which keeps the low
+ * 16 bits: 999999 becomes 16959 without a message. Port 0 lets the root listen
+ * on a port the kernel picks, which the other ranks cannot know.
+ */
+function portNotes(raw: number, port: number): string[] {
+  if (raw >= 1 && raw <= 65535) return [];
+  const used = `NCCL keeps the low 16 bits (htons) and uses port ${port}`;
+  if (port === 0) return [`port ${raw} is outside 1–65535: ${used}, so the root listens on a port the kernel picks and the other ranks, connecting to port 0, fail`];
+  return [`port ${raw} is outside 1–65535: ${used}`];
+}
+
 function parseHostPort(value: string, ctx: CommIdContext): CommIdParse {
   const notes: string[] = [];
   const entries = parseEntries(value, { parser: ctx.profile.listParser, maxEntries: 1 }).entries;
@@ -109,6 +123,7 @@ function parseHostPort(value: string, ctx: CommIdContext): CommIdParse {
   if (value.includes(',')) notes.push(`NCCL stops reading the host at ','; it uses '${host}'`);
   const port = entry.port === -1 ? 65535 : entry.port & 0xffff;
   if (entry.port === -1) notes.push('no port given: NCCL uses port 65535');
+  else notes.push(...portNotes(entry.port, port));
   if (/^[0-9a-fA-F]{0,4}$/.test(host) && value.split(':').length > 2) {
     notes.push(`'${value}' looks like a bare IPv6 address; NCCL cuts it at the first ':' and looks up '${host}'. Write [addr]:port`);
   }

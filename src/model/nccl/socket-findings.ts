@@ -119,7 +119,13 @@ export function socketFindings(f: FindingContext): Finding[] {
       });
     } else {
       for (const note of comm.parse.notes) {
-        out.push({ id: 'SOCK-019', severity: /bare IPv6/.test(note) ? 'error' : 'warn', message: `NCCL_COMM_ID='${comm.raw}': ${note}`, remediation: advise('Write NCCL_COMM_ID as <host>:<port> or [<ipv6>]:<port> with an explicit port') });
+        const badPort = /outside 1–65535/.test(note);
+        out.push({
+          id: 'SOCK-019',
+          severity: /bare IPv6/.test(note) || / fail$/.test(note) ? 'error' : 'warn',
+          message: `NCCL_COMM_ID='${comm.raw}': ${note}`,
+          remediation: advise(badPort ? 'Use a port in 1–65535 (the one rank 0 listens on), e.g. <host>:29600' : 'Write NCCL_COMM_ID as <host>:<port> or [<ipv6>]:<port> with an explicit port'),
+        });
       }
       if (ctx.profile.invertedV4Subnet && comm.parse.target.family === 'AF_INET') {
         out.push({
