@@ -116,7 +116,7 @@ export function registerIbCommands(program: Command): void {
     action(async (snap, o) => {
       const [{ ibModel }, { mapRows, renderMap }] = await loadIb();
       const { report } = ibModel(snap, overrides(o));
-      const rows = mapRows(report);
+      const rows = mapRows(report, snap.rdma ?? null);
       if (o.json) print(JSON.stringify({ map: rows }, null, 2) + '\n');
       else print(renderMap(rows, !!o.verbose));
       return 0;

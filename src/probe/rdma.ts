@@ -133,7 +133,7 @@ function readNetdev(root: Root, name: string): NetdevFacts {
   const present = root.exists(base);
   if (!present) {
     const gone = { error: 'ENOENT' };
-    return { name, present, operstate: gone, mtu: gone, devPort: gone, devId: gone, master: null, bondSlaves: null };
+    return { name, present, operstate: gone, carrier: gone, mtu: gone, devPort: gone, devId: gone, master: null, bondSlaves: null };
   }
   const master = root.readlink(`${base}/master`);
   const slaves = root.read(`${base}/bonding/slaves`);
@@ -141,6 +141,7 @@ function readNetdev(root: Root, name: string): NetdevFacts {
     name,
     present,
     operstate: sysfs(root, `${base}/operstate`),
+    carrier: sysfs(root, `${base}/carrier`),
     mtu: sysfs(root, `${base}/mtu`),
     devPort: sysfs(root, `${base}/dev_port`),
     devId: sysfs(root, `${base}/dev_id`),

@@ -6,7 +6,7 @@ import { CHECKED, findingJson, fixLines, remediationLines } from './remediation.
 import type { DeviceReport, IbReport, PortReport } from '../model/nccl/ib-report.js';
 import { gidIPv4, parseGid, typeLabel } from '../model/nccl/gid.js';
 import type { Finding } from '../model/nccl/socket-findings.js';
-import type { RdmaPart } from '../model/snapshot/rdma-types.js';
+import type { RdmaPart, SysfsRead } from '../model/snapshot/rdma-types.js';
 import type { Style } from './style.js';
 
 /** Pad to a width measured in characters (no colour codes inside). */
@@ -191,7 +191,8 @@ export function renderGids(rows: GidRow[], s: Style): string {
     ['DEV', 'PORT', 'INDEX', 'GID', 'IPv4', 'VER', 'NETDEV', 'NCCL'],
     ...rows.map((g) => [g.dev, String(g.port), String(g.index), g.gid ?? `?(${g.error})`, g.ipv4 ?? '', g.type.replace(/^RoCE /, ''), g.ndev ?? '', g.nccl === 'yes' ? '*' : g.nccl === 'maybe' ? '?' : '']),
   ]);
-  return [s.bold(t[0]!), ...t.slice(1)].join('\n') + `\n${s.dim('n_gids_found=' + rows.length + '   (* = the index NCCL uses on that port, ? = one it may use)')}\n`;
+  // show_gids' footer exactly (scripts `cut -d= -f2` it); the legend on a line of its own.
+  return [s.bold(t[0]!), ...t.slice(1)].join('\n') + `\nn_gids_found=${rows.length}\n${s.dim('* = the index NCCL uses on that port, ? = one it may use')}\n`;
 }
 
 // ---------------------------------------------------------------------------
@@ -201,13 +202,20 @@ export interface MapRow {
   dev: string;
   port: number;
   netdev: string | null;
-  /** ibdev2netdev's Up/Down from the netdev's operstate. */
-  state: 'Up' | 'Down' | null;
+  /** ibdev2netdev's state: Up when /sys/class/net/<netdev>/carrier reads 1, Down otherwise (an admin-down link fails the read), NA without the file. */
+  state: 'Up' | 'Down' | 'NA' | null;
   linkLayer: string | null;
   portState: string | null;
 }
 
-export function mapRows(r: IbReport): MapRow[] {
+/** ibdev2netdev: `cat carrier` = 1 → Up; any other value or a failed read → Down; no carrier file → NA. */
+function carrierState(c: SysfsRead | undefined): MapRow['state'] {
+  if (c === undefined) return null;
+  if (typeof c === 'string') return c.trim() === '1' ? 'Up' : 'Down';
+  return c.error === 'ENOENT' ? 'NA' : 'Down';
+}
+
+export function mapRows(r: IbReport, rdma: RdmaPart | null): MapRow[] {
   return r.devices.flatMap((d) =>
     d.ports.map((p) => {
       const nd = p.netdevs[0] ?? null;
@@ -215,7 +223,8 @@ export function mapRows(r: IbReport): MapRow[] {
         dev: d.name,
         port: p.port,
         netdev: nd?.name ?? null,
-        state: nd?.operstate ? (nd.operstate === 'UP' ? 'Up' : 'Down') : null,
+        // A snapshot taken before the carrier was recorded says nothing rather than guess from operstate.
+        state: nd ? carrierState(rdma?.netdevs[nd.name]?.carrier) : null,
         linkLayer: p.linkLayer,
         portState: p.state,
       };
@@ -227,7 +236,7 @@ export function renderMap(rows: MapRow[], verbose: boolean): string {
   if (rows.length === 0) return 'No RDMA devices.\n';
   return (
     rows
-      .map((m) => `${m.dev} port ${m.port} ==> ${m.netdev ?? '(none)'} (${m.state ?? (m.netdev ? '?' : 'no netdev')})${verbose ? `  [${m.linkLayer ?? '?'}, port ${m.portState ?? '?'}]` : ''}`)
+      .map((m) => `${m.dev} port ${m.port} ==> ${m.netdev ?? '(none)'} (${m.state ?? (m.netdev ? 'carrier not recorded' : 'no netdev')})${verbose ? `  [${m.linkLayer ?? '?'}, port ${m.portState ?? '?'}]` : ''}`)
       .join('\n') + '\n'
   );
 }

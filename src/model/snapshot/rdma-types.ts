@@ -100,6 +100,8 @@ export interface NetdevFacts {
   /** Whether /sys/class/net/<name> exists in this view (a netdev of another namespace does not). */
   present: boolean;
   operstate: SysfsRead;
+  /** /sys/class/net/<name>/carrier, what ibdev2netdev reads for Up/Down (absent in snapshots before it was recorded). */
+  carrier?: SysfsRead;
   mtu: SysfsRead;
   /** dev_port: which port of a multi-port device (0-based). */
   devPort: SysfsRead;

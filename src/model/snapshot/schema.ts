@@ -96,6 +96,7 @@ const rdmaPart = z.object({
       name: z.string(),
       present: z.boolean(),
       operstate: sysfsRead,
+      carrier: sysfsRead.optional(),
       mtu: sysfsRead,
       devPort: sysfsRead,
       devId: sysfsRead,

@@ -1,0 +1,33 @@
+// `ib map` states as ibdev2netdev prints them (from the carrier file, not
+// operstate) and `ib gids`' footer as show_gids prints it.
+import { spawnSync } from 'node:child_process';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.js';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const FIX = join(__dirname, '../fixtures');
+const ncclx = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+
+describe('ib map follows ibdev2netdev: carrier 1 → Up, else Down, no carrier file → NA', () => {
+  const root = join(tempDir('ncclx-map-'), 'node');
+  cpSync(join(FIX, 'roce-bond'), root, { recursive: true });
+  // operstate stays "up" on all three: only the carrier decides.
+  writeFileSync(join(root, 'sys/class/net/ens5np0/carrier'), '0\n');
+  rmSync(join(root, 'sys/class/net/bond0/carrier'));
+  it('Up, Down and NA as the carrier file says', () => {
+    const r = ncclx(['ib', 'map', '--root', root]);
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['mlx5_2 port 1 ==> ens2np0 (Up)', 'mlx5_3 port 1 ==> ens5np0 (Down)', 'mlx5_bond_0 port 1 ==> bond0 (NA)']);
+  });
+});
+
+describe('ib gids footer', () => {
+  it('is exactly n_gids_found=N, with the legend on its own line', () => {
+    const lines = ncclx(['ib', 'gids', '--root', join(FIX, 'roce-bond')]).stdout.split('\n');
+    const footer = lines.findIndex((l) => l.startsWith('n_gids_found='));
+    expect(lines[footer]).toBe('n_gids_found=12');
+    expect(lines[footer]!.split('=')[1]).toBe('12');
+    expect(lines[footer + 1]).toBe('* = the index NCCL uses on that port, ? = one it may use');
+  });
+});
