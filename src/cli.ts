@@ -42,10 +42,10 @@ export async function main(argv: string[]): Promise<number> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       return 2;
     }
-    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
-    // One line, never a stack trace; NCCLX_DEBUG=1 shows it for a bug report.
+    const msg = e instanceof Error ? e.message : String(e);
+    // Never a stack trace (NCCLX_DEBUG=1 shows it for a bug report); an internal error in one line.
     if (e instanceof UserError) process.stderr.write(`ncclx: ${msg}\n`);
-    else process.stderr.write(`ncclx: internal error: ${msg} (a bug: please report it; NCCLX_DEBUG=1 prints the stack)\n${process.env['NCCLX_DEBUG'] ? `${(e as Error)?.stack ?? ''}\n` : ''}`);
+    else process.stderr.write(`ncclx: internal error: ${msg.split('\n')[0]} (a bug: please report it; NCCLX_DEBUG=1 prints the stack)\n${process.env['NCCLX_DEBUG'] ? `${(e as Error)?.stack ?? ''}\n` : ''}`);
     return 2;
   }
 }

@@ -11,7 +11,10 @@ import { liveHost, type Host } from '../fix/host.js';
 import { which } from '../probe/runner.js';
 import { toolsFor } from '../fix/ops.js';
 import { DEFAULT_PLAN_OPTIONS, planFixes, type PlanOptions } from '../fix/plan.js';
-import type { ApplyEvent, ApplyOutcome, Fix, FixPlan } from '../model/fix/types.js';
+import type { ApplyEvent, ApplyOutcome, Fix, FixPlan, NodeIdentity, PlanOrigin } from '../model/fix/types.js';
+import { nodeIdentity } from '../probe/identity.js';
+import { observe } from '../fix/apply.js';
+import { resolve } from 'node:path';
 
 export { commandsFor, opText } from '../fix/ops.js';
 export type { ApplyEvent, ApplyOutcome, Fix, FixPlan, OpSpec } from '../model/fix/types.js';
@@ -21,9 +24,34 @@ export interface ProposeOptions extends Partial<PlanOptions> {
   source?: FactSource;
 }
 
-export async function proposeFixes(run: DoctorRun, opts: ProposeOptions = {}): Promise<FixPlan> {
-  const { source, ...rest } = opts;
-  return planFixes(run, { ...DEFAULT_PLAN_OPTIONS, ...rest }, gatherFacts(source ?? { live: true, root: '/' }));
+export interface ProposeSource {
+  /** The snapshot file the run was read from, if any (for the plan's origin). */
+  snapshotPath?: string;
+}
+
+export async function proposeFixes(run: DoctorRun, opts: ProposeOptions & ProposeSource = {}): Promise<FixPlan> {
+  const { source, snapshotPath, ...rest } = opts;
+  const src = source ?? { live: true, root: '/' };
+  const origin: PlanOrigin = src.live ? { kind: 'live', node: nodeIdentity() } : snapshotPath ? { kind: 'snapshot', path: resolve(snapshotPath) } : { kind: 'root', path: resolve(src.root) };
+  const plan = planFixes(run, { ...DEFAULT_PLAN_OPTIONS, ...rest, origin }, gatherFacts(src));
+  if (!src.live) return plan;
+  // What each operation finds on the node now, read as the apply will read it: the apply refuses what changed since.
+  const host = liveHost();
+  return { ...plan, fixes: plan.fixes.map((f) => (f.blocked ? f : { ...f, seen: f.ops.map((op) => observe(op, host)) })) };
+}
+
+/** Why this plan must not be applied here, one line each (empty when it may). */
+export function provenanceProblems(plan: FixPlan, here: NodeIdentity = nodeIdentity()): string[] {
+  const o = plan.origin;
+  if (o.kind === 'snapshot') return [`the plan was made from the snapshot ${o.path}, not on a live node: plan again on the node itself`];
+  if (o.kind === 'root') return [`the plan was made from the tree ${o.path} (--root), not on a live node: plan again on the node itself`];
+  const out: string[] = [];
+  const differs = (a: string | null, b: string | null) => a !== null && b !== null && a !== b;
+  if (differs(o.node.machineId, here.machineId)) out.push(`the plan was made on machine-id ${o.node.machineId}; this node is ${here.machineId}`);
+  if (differs(o.node.hostname, here.hostname)) out.push(`the plan was made on host ${o.node.hostname}; this is ${here.hostname}`);
+  if (differs(o.node.bootId, here.bootId)) out.push(`the plan was made during another boot (boot id ${o.node.bootId}; now ${here.bootId}): rules, routes and table ids do not survive a reboot, plan again`);
+  if (out.length === 0 && (o.node.machineId === null || here.machineId === null) && (o.node.bootId === null || here.bootId === null)) out.push('neither the machine-id nor the boot id could be read, so this cannot be told to be the node the plan was made on');
+  return out;
 }
 
 /** Why these fixes cannot be applied here: not root, tools missing, /proc/sys read-only. Empty when they can. */

@@ -107,9 +107,12 @@ async function runFix(opts: FixCliOptions): Promise<number> {
   let check: import('../model/fix/types.js').PlanCheck | undefined;
   if (opts.plan) {
     if (opts.snapshot || opts.root) throw new UserError('--plan cannot be combined with --snapshot or --root');
-    const { loadPlanFile } = await import('../fix/plan-file.js');
-    plan = loadPlanFile(opts.plan);
+    const [{ loadPlanFile }, { readBounded, LIMITS }] = await Promise.all([import('../fix/plan-file.js'), import('../probe/read-bounded.js')]);
+    plan = loadPlanFile(opts.plan, (p) => readBounded(p, LIMITS.file));
     if (only) plan = { ...plan, fixes: plan.fixes.filter((f) => only.includes(f.id)) };
+    // A saved plan applies only on the live node it was made on, during the same boot.
+    const why = opts.apply ? fix.provenanceProblems(plan) : [];
+    if (why.length) throw new UserError(`--plan ${opts.plan} cannot be applied here:\n${why.map((w) => `  - ${w}`).join('\n')}\nNothing was changed.`);
   } else {
     const cand = candidateOptions(opts);
     const [{ ALL_CHECKS }, { runDoctor }, { makeContext }, { verifyRun }] = await Promise.all([import('../checks/registry.js'), import('../checks/run.js'), import('../model/doctor/context.js'), import('../checks/verify.js')]);
@@ -118,6 +121,7 @@ async function runFix(opts: FixCliOptions): Promise<number> {
     const run = verifyRun(runDoctor(ALL_CHECKS, ctx));
     plan = await fix.proposeFixes(run, {
       source: { live, root: opts.root ?? '/' },
+      snapshotPath: opts.snapshot,
       only,
       force: !!opts.force,
       persist: !!opts.persist,
@@ -197,6 +201,8 @@ async function journalLength(path: string): Promise<number> {
 
 /** The command that applies what the dry run showed. */
 function applyHint(opts: FixCliOptions): string[] {
+  // A plan from a snapshot or a --root tree is a preview: it applies nowhere, so no apply command is offered.
+  if (opts.snapshot || opts.root) return [];
   const argv = ['ncclx', 'fix', '--apply'];
   if (opts.only) argv.push('--only', opts.only);
   for (const [flag, v] of [

@@ -114,10 +114,28 @@ function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyE
   return errors;
 }
 
+/** The state an op finds on the node, as the apply reads it; null when it cannot be read (the apply will say why). */
+export function observe(op: OpSpec, host: Host): unknown {
+  try {
+    return handler(op).read(op, host) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export async function applyFixes(fixes: Fix[], opts: ApplyOptions): Promise<ApplyOutcome> {
   const now = opts.now ?? (() => new Date());
   const { host, onEvent } = opts;
-  const entries: JournalOp[] = fixes.filter((f) => !f.blocked).flatMap((f) => f.ops.map((op) => ({ fix: f.id, op, text: opText(op), state: 'pending' as OpState })));
+  const seenOf = new Map<JournalOp, unknown>();
+  const entries: JournalOp[] = fixes
+    .filter((f) => !f.blocked)
+    .flatMap((f) =>
+      f.ops.map((op, k) => {
+        const e: JournalOp = { fix: f.id, op, text: opText(op), state: 'pending' as OpState };
+        if (f.seen && k < f.seen.length) seenOf.set(e, f.seen[k]);
+        return e;
+      }),
+    );
   const outcome: ApplyOutcome = { status: 'unchanged', journal: null, changed: 0, unchanged: 0, failure: null, undoErrors: [] };
 
   // 1. Read everything first: a refusal (a file edited since the plan, a configured qdisc) stops here, with nothing changed.
@@ -125,7 +143,14 @@ export async function applyFixes(fixes: Fix[], opts: ApplyOptions): Promise<Appl
   for (const [i, e] of entries.entries()) {
     const h = handler(e.op);
     try {
-      pending.push(!h.inPlace(e.op, h.read(e.op, host)));
+      const now = h.read(e.op, host);
+      const done = h.inPlace(e.op, now);
+      // A plan made live recorded what it saw; what changed since was not reviewed (an op already in place changes nothing).
+      const seen = seenOf.get(e);
+      if (!done && seen !== undefined && JSON.stringify(now) !== JSON.stringify(seen)) {
+        throw new OpError(`the node changed since the plan: the plan saw ${JSON.stringify(seen)}, now ${JSON.stringify(now)}; plan again`);
+      }
+      pending.push(!done);
     } catch (err) {
       const error = errText(err);
       onEvent?.({ type: 'op-failed', index: i, op: e.op, text: e.text, error });

@@ -3,9 +3,8 @@
 // every field ends up in a kernel command.
 
 import { UserError } from '../model/errors.js';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { FixPlan } from '../model/fix/types.js';
+import { PLAN_SCHEMA, type FixPlan } from '../model/fix/types.js';
 
 const ifname = z.string().min(1).max(15).refine((s) => !/[\/\s:]/.test(s) || s === 'all', 'not an interface name');
 const ipv4 = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}$/);
@@ -32,9 +31,17 @@ const op = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('qdisc'), dev: ifname, scheduler: z.enum(['prio', 'htb']), dscp, rateMbit: z.number().positive().optional(), replaces: z.string() }),
 ]);
 
+const identity = z.object({ machineId: z.string().nullable(), hostname: z.string().nullable(), bootId: z.string().nullable() });
+const origin = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('live'), node: identity }),
+  z.object({ kind: z.literal('snapshot'), path: z.string() }),
+  z.object({ kind: z.literal('root'), path: z.string() }),
+]);
+
 const planSchema = z.object({
-  schema: z.literal('ncclx.fix-plan/v1'),
+  schema: z.literal(PLAN_SCHEMA),
   host: z.string(),
+  origin,
   fixes: z.array(
     z.object({
       id: z.string(),
@@ -43,18 +50,27 @@ const planSchema = z.object({
       ops: z.array(op),
       notes: z.array(z.string()),
       blocked: z.string().nullable(),
+      seen: z.array(z.unknown()).optional(),
     }),
   ),
 });
 
 export class PlanFileError extends UserError {}
 
-export function loadPlanFile(path: string): FixPlan {
+/** Reads a file's text within a size limit (probe/read-bounded.ts, passed in: fix does not import probe). */
+export type ReadText = (path: string) => { ok: true; text: string } | { ok: false; message: string };
+
+export function loadPlanFile(path: string, read: ReadText): FixPlan {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
+    const r = read(path);
+    if (!r.ok) throw new Error(r.message);
+    data = JSON.parse(r.text);
   } catch (e) {
-    throw new PlanFileError(`--plan ${path}: ${(e as Error).message}`);
+    throw new PlanFileError(`--plan ${path}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if ((data as { schema?: unknown } | null)?.schema === 'ncclx.fix-plan/v1') {
+    throw new PlanFileError(`--plan ${path}: made by an older ncclx, without where it was made and on which node: plan again (ncclx fix --json)`);
   }
   const r = planSchema.safeParse(data);
   if (!r.success) {

@@ -6,7 +6,7 @@
 import { envPlan } from '../model/advice/env-plan.js';
 import type { CheckContext, DoctorRun } from '../model/doctor/types.js';
 import { contentDigest, iptQuotable, markRules, nftQuotable } from '../model/fix/describe.js';
-import type { Fix, FixPlan, MarkSelector, OpSpec, PlanFacts } from '../model/fix/types.js';
+import { PLAN_SCHEMA, type Fix, type FixPlan, type MarkSelector, type OpSpec, type PlanFacts, type PlanOrigin } from '../model/fix/types.js';
 
 export type { PlanFacts };
 import { arpSettings, effectiveValue, memberNetdevs, routingNeeds, sharedSubnets } from '../model/linux/arp.js';
@@ -22,6 +22,8 @@ export { FIX_ORDER, type FixId } from '../model/result/types.js';
 const socketLinks = (ctx: CheckContext) => selectionLinks(ctx.snapshot, ctx.selection);
 
 export interface PlanOptions {
+  /** Where the data came from and, live, which node: recorded in the plan (`--plan … --apply` checks it). */
+  origin?: PlanOrigin;
   /** Fix ids asked for by name (--only): planned even when no finding proposes them. */
   only?: string[];
   /** Replace a multi-queue root qdisc (mq). */
@@ -364,7 +366,7 @@ export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): 
     fixes.push({ id: 'nccl-conf', title: TITLES['nccl-conf'], resolves: confFindings.map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary })), ...body });
   }
   for (const f of fixes) if (f.ops.length === 0 && !f.blocked) f.notes.push('nothing to change: already in place');
-  return { schema: 'ncclx.fix-plan/v1', host: ctx.snapshot.host.hostname, fixes: selectAndPersist(fixes, opts, facts) };
+  return { schema: PLAN_SCHEMA, host: ctx.snapshot.host.hostname, origin: opts.origin ?? { kind: 'root', path: '(unknown)' }, fixes: selectAndPersist(fixes, opts, facts) };
 }
 
 /** Keep the fixes --only names (all when none), then add the sysctl.d drop-in for the sysctls kept. */

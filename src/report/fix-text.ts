@@ -17,7 +17,10 @@ export function renderPlan(plan: FixPlan, s: Style, o: { applyHint: string[]; ch
   out.push(s.bold(`ncclx fix — ${plan.host}: ${plan.fixes.length} fix${plan.fixes.length === 1 ? '' : 'es'} proposed, ${active.length} applicable (dry run: nothing is changed)`), '');
   for (const f of plan.fixes) out.push(...renderFix(f, s), '');
   if (o.check) out.push(...renderCheck(o.check, s), '');
-  if (active.length) {
+  if (active.length && plan.origin.kind !== 'live') {
+    const from = plan.origin.kind === 'snapshot' ? `the snapshot ${plan.origin.path}` : `the tree ${plan.origin.path}`;
+    out.push(s.dim(`# A preview, planned from ${from}: it applies nowhere. Run ncclx fix on the node itself to apply.`));
+  } else if (active.length && o.applyHint.length) {
     out.push(s.dim('# Apply (as root; a journal of every previous value is written first, and a failure undoes everything):'));
     out.push(shJoin(o.applyHint));
   }

@@ -11,6 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithTools, findTool, kernelSuite, makeNamespace, ncclx, rdmaFixture, type KNamespace } from './kernel-lib.js';
 import { sh } from './lib.js';
+import { nodeIdentity } from '../../src/probe/identity.js';
+
+// Hand-written plans are made "live on this node": the same identity the apply checks.
+const PLAN_HEAD = { schema: 'ncclx.fix-plan/v2', host: 'test', origin: { kind: 'live', node: nodeIdentity() } };
 
 const RUN = kernelSuite('fix.test.ts');
 const VERSION = ['--nccl-version', '2.28.3'];
@@ -165,7 +169,7 @@ if (RUN) {
       return ncclx(k, ['fix', '--plan', file, '--apply', '--yes', '--journal', join(k.dir, `${name}.journal.json`), ...extra]);
     };
     const rollback = (name: string) => ncclx(k, ['fix', '--rollback', join(k.dir, `${name}.journal.json`)]);
-    const plan = (id: string, ops: object[]) => ({ schema: 'ncclx.fix-plan/v1', host: 'test', fixes: [{ id, title: id, resolves: [], ops, notes: [], blocked: null }] });
+    const plan = (id: string, ops: object[]) => ({ ...PLAN_HEAD, fixes: [{ id, title: id, resolves: [], ops, notes: [], blocked: null }] });
 
     beforeAll(async () => {
       k = await makeNamespace([
@@ -264,6 +268,41 @@ if (RUN) {
       k.exec(['tc', 'qdisc', 'del', 'dev', 'ens2f0np0', 'root']);
     });
 
+    it('a plan applies only where it was made live: snapshot, --root, another machine, another boot and old plans are refused (exit 2), nothing changed', async () => {
+      const before = kernelState(k, LINKS);
+      const ops = [{ kind: 'sysctl', key: 'net/ipv4/conf/ens1f0np0/arp_ignore', value: '1' }];
+      const me = nodeIdentity();
+      const cases: [object, RegExp][] = [
+        [{ ...plan('arp-sysctl', ops), origin: { kind: 'snapshot', path: '/tmp/node.json' } }, /made from the snapshot \/tmp\/node\.json, not on a live node/],
+        [{ ...plan('arp-sysctl', ops), origin: { kind: 'root', path: '/work/fixtures/roce-one-subnet' } }, /made from the tree \/work\/fixtures\/roce-one-subnet \(--root\)/],
+        [{ ...plan('arp-sysctl', ops), origin: { kind: 'live', node: { ...me, machineId: '0123456789abcdef0123456789abcdef' } } }, /made on machine-id 0123456789abcdef0123456789abcdef; this node is /],
+        [{ ...plan('arp-sysctl', ops), origin: { kind: 'live', node: { ...me, bootId: '00000000-0000-0000-0000-000000000000' } } }, /made during another boot/],
+        [{ ...plan('arp-sysctl', ops), schema: 'ncclx.fix-plan/v1' }, /made by an older ncclx/],
+      ];
+      for (const [p, why] of cases) {
+        const r = await apply(p, 'elsewhere');
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(why);
+        expect(kernelState(k, LINKS)).toEqual(before);
+        expect(existsSync(join(k.dir, 'elsewhere.journal.json'))).toBe(false);
+      }
+    });
+
+    it('an operation whose state changed since the plan is refused before any change; already in place is fine', async () => {
+      const key = 'net/ipv4/conf/ens2f0np0/arp_announce';
+      const seen = k.exec(['cat', `/proc/sys/${key}`]).trim();
+      const p = { ...plan('arp-sysctl', [{ kind: 'sysctl', key: 'net/ipv4/conf/ens1f0np0/arp_ignore', value: '1' }, { kind: 'sysctl', key, value: '2' }]) };
+      (p.fixes[0] as { seen?: unknown[] }).seen = [k.exec(['cat', '/proc/sys/net/ipv4/conf/ens1f0np0/arp_ignore']).trim(), seen];
+      k.exec(['sysctl', '-qw', `${key.replaceAll('/', '.')}=1`]);
+      const before = kernelState(k, LINKS);
+      const r = await apply(p, 'drift');
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).toMatch(new RegExp(`the node changed since the plan: the plan saw "${seen}", now "1"; plan again`));
+      expect(kernelState(k, LINKS)).toEqual(before);
+      expect(existsSync(join(k.dir, 'drift.journal.json'))).toBe(false);
+      k.exec(['sysctl', '-qw', `${key.replaceAll('/', '.')}=${seen}`]);
+    });
+
     it('a plan file that is not a plan is refused by name, exit 2', async () => {
       const file = join(k.dir, 'bad.plan.json');
       writeFileSync(file, JSON.stringify(plan('x', [{ kind: 'sysctl', key: 'net/../../etc/passwd', value: '1' }])));
@@ -286,7 +325,7 @@ if (RUN) {
     ];
     const planFile = () => {
       const f = join(k.dir, 'fault.plan.json');
-      writeFileSync(f, JSON.stringify({ schema: 'ncclx.fix-plan/v1', host: 'test', fixes: [{ id: 'arp-sysctl', title: 't', resolves: [], ops, notes: [], blocked: null }] }));
+      writeFileSync(f, JSON.stringify({ ...PLAN_HEAD, fixes: [{ id: 'arp-sysctl', title: 't', resolves: [], ops, notes: [], blocked: null }] }));
       return f;
     };
 
@@ -460,7 +499,7 @@ if (RUN) {
       expect(r.stderr).toMatch(/Nothing was changed/);
       // A plan reviewed elsewhere and applied here: the preflight names the tool.
       const planFile = join(k.dir, 'tc.plan.json');
-      writeFileSync(planFile, JSON.stringify({ schema: 'ncclx.fix-plan/v1', host: 'x', fixes: [{ id: 'qdisc-priority', title: 't', resolves: [], notes: [], blocked: null, ops: [{ kind: 'qdisc', dev: 'ens1f0np0', scheduler: 'htb', dscp: 46, rateMbit: 1000, replaces: 'noqueue' }] }] }));
+      writeFileSync(planFile, JSON.stringify({ ...PLAN_HEAD, fixes: [{ id: 'qdisc-priority', title: 't', resolves: [], notes: [], blocked: null, ops: [{ kind: 'qdisc', dev: 'ens1f0np0', scheduler: 'htb', dscp: 46, rateMbit: 1000, replaces: 'noqueue' }] }] }));
       const p = await ncclx(k, ['fix', '--plan', planFile, '--apply', '--yes', '--journal', join(k.dir, 'j.json')], { PATH: bin });
       expect(p.code, p.stdout + p.stderr).toBe(2);
       expect(p.stderr).toMatch(/missing tc on PATH \(apt-get install iproute2\)/);

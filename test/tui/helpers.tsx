@@ -116,7 +116,7 @@ export function fakeFixApi(opts: { outcome?: ApplyOutcome; rollback?: ApplyOutco
   const api: FixApi = {
     async proposeFixes() {
       calls.propose++;
-      return { schema: 'ncclx.fix-plan/v1', host: 'dgx-h100-01', fixes } satisfies FixPlan;
+      return { schema: 'ncclx.fix-plan/v2', host: 'dgx-h100-01', origin: { kind: 'root', path: '/fixture' }, fixes } satisfies FixPlan;
     },
     commandsFor: (op) => [text(op)],
     preflight: () => {

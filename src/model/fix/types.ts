@@ -54,11 +54,29 @@ export interface Fix {
   notes: string[];
   /** Why this fix cannot be applied as planned (e.g. a non-default root qdisc without --force), or null. */
   blocked: string | null;
+  /**
+   * Per op, the state the plan read on the node (the same read the apply does), when the plan was made live:
+   * `--apply` refuses an op whose state differs now, before any change. Absent for snapshot and --root plans.
+   */
+  seen?: unknown[];
 }
 
+/** The machine and boot a plan was made on (/etc/machine-id, hostname, /proc/sys/kernel/random/boot_id). */
+export interface NodeIdentity {
+  machineId: string | null;
+  hostname: string | null;
+  bootId: string | null;
+}
+
+/** Where a plan's data came from: only a plan made live can be applied, and only on the node it names. */
+export type PlanOrigin = { kind: 'live'; node: NodeIdentity } | { kind: 'snapshot'; path: string } | { kind: 'root'; path: string };
+
+export const PLAN_SCHEMA = 'ncclx.fix-plan/v2';
+
 export interface FixPlan {
-  schema: 'ncclx.fix-plan/v1';
+  schema: typeof PLAN_SCHEMA;
   host: string;
+  origin: PlanOrigin;
   /** Every fix the doctor proposes, applicable or not. */
   fixes: Fix[];
 }
