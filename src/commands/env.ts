@@ -37,5 +37,10 @@ export function registerEnvCommand(program: Command): void {
     process.stdout.write(out.body);
     // JSON has no comments: the summary goes to standard error there.
     if (out.summary.length) process.stderr.write(out.summary.map((l) => `# ${l}`).join('\n') + '\n');
+    // A file that silently lacks a variable would be worse than none: say it on standard error and exit 1.
+    if (out.refused.length) {
+      for (const r of out.refused) process.stderr.write(`ncclx env: ${r.name} left out of the ${opts.format} output: ${r.why}\n`);
+      process.exitCode = 1;
+    }
   });
 }

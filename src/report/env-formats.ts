@@ -19,13 +19,23 @@ export function fishQuote(s: string): string {
 }
 
 /**
- * dotenv (python-dotenv, docker compose, node dotenv): single quotes are
- * literal, with no interpolation of `$`. A value holding a single quote needs
- * double quotes, where `\\` and `\"` are escapes.
+ * dotenv: one file read the same by every reader it targets — POSIX shells
+ * (`set -a; . file` in bash and dash), python-dotenv (with its default
+ * interpolation), npm dotenv, docker `--env-file` and `kubectl create
+ * configmap --from-env-file`. The last two take the value verbatim (quotes
+ * would become part of it), so a value is written unquoted, and only when it
+ * holds nothing any reader treats specially: no quote, `$`, backquote,
+ * backslash, `#`, whitespace, `~`, `;`, `(`, `)`, `&`, `|`, `<`, `>`, `*`, `?`,
+ * `[`, `]`, `{`, `}`, `!` or control character. Such a value is refused: left
+ * out of the file, with a note naming the variable (docs/env-formats.md).
  */
-export function dotenvQuote(s: string): string {
-  if (!s.includes("'")) return `'${s}'`;
-  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+const DOTENV_SAFE = /^[A-Za-z0-9_.,:/=+@%^-]*$/;
+
+/** Why a value cannot be written for every dotenv reader, or null when it can. */
+export function dotenvRefusal(value: string): string | null {
+  if (DOTENV_SAFE.test(value)) return null;
+  const bad = [...new Set([...value].filter((c) => !DOTENV_SAFE.test(c)))].map((c) => JSON.stringify(c)).join(' ');
+  return `its value holds ${bad}, which dotenv readers do not read alike (docker keeps quotes, shells expand $ and backquotes, python-dotenv interpolates \${…})`;
 }
 
 /** A YAML double-quoted scalar; JSON string syntax is valid YAML. */
@@ -48,7 +58,9 @@ export function formatEnv(vars: EnvVar[], format: EnvFormat): string {
     case 'fish':
       return vars.map((v) => `set -gx ${v.name} ${fishQuote(v.value)}\n`).join('');
     case 'dotenv':
-      return vars.map((v) => `${v.name}=${dotenvQuote(v.value)}\n`).join('');
+      // Values that are not safe for every reader are left out by envText (dotenvRefusal), never quoted.
+      for (const v of vars) if (dotenvRefusal(v.value)) throw new EnvFormatError(`${v.name}: ${dotenvRefusal(v.value)}`);
+      return vars.map((v) => `${v.name}=${v.value}\n`).join('');
     case 'json':
       return JSON.stringify(Object.fromEntries(vars.map((v) => [v.name, v.value])), null, 2) + '\n';
     case 'nccl-conf':

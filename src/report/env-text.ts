@@ -4,7 +4,7 @@
 
 import type { EnvPlan } from '../model/advice/env-plan.js';
 import type { CheckContext } from '../model/doctor/types.js';
-import { commentLine, formatEnv, type EnvFormat } from './env-formats.js';
+import { commentLine, dotenvRefusal, formatEnv, type EnvFormat } from './env-formats.js';
 
 /** How each format unsets a variable; null where the format cannot (a note says so instead). */
 const UNSET: Record<EnvFormat, ((name: string) => string) | null> = {
@@ -21,6 +21,8 @@ export interface EnvText {
   /** Summary lines for standard error (JSON only; other formats carry them as comments). */
   summary: string[];
   error: string | null;
+  /** Variables left out because the format cannot hold their value for every reader it targets (dotenv). */
+  refused: { name: string; why: string }[];
 }
 
 export function envText(plan: EnvPlan, header: string, format: EnvFormat): EnvText {
@@ -35,8 +37,11 @@ export function envText(plan: EnvPlan, header: string, format: EnvFormat): EnvTe
     ...unsetNotes.map((n) => `note: ${n}`),
     `copy to the peer node: ${plan.peerLine}`,
   ];
+  const refused = format === 'dotenv' ? plan.vars.flatMap((v) => (dotenvRefusal(v.value) ? [{ name: v.name, why: dotenvRefusal(v.value)! }] : [])) : [];
+  const vars = plan.vars.filter((v) => !refused.some((r) => r.name === v.name));
+  summary.push(...refused.map((r) => `note: ${r.name} is not written: ${r.why}; use --format bash, fish or json for it`));
   try {
-    let body = formatEnv(plan.vars, format);
+    let body = formatEnv(vars, format);
     if (format === 'json' && plan.unset.length) {
       // JSON says "unset" as null.
       const obj = JSON.parse(body) as Record<string, string | null>;
@@ -44,10 +49,10 @@ export function envText(plan: EnvPlan, header: string, format: EnvFormat): EnvTe
       body = JSON.stringify(obj, null, 2) + '\n';
     }
     if (unsetter) body = plan.unset.map((u) => unsetter(u.name)).join('') + body;
-    if (format === 'json') return { body, summary, error: null };
-    return { body: body + '\n' + summary.map((l) => commentLine(l, format)).join('\n') + '\n', summary: [], error: null };
+    if (format === 'json') return { body, summary, error: null, refused };
+    return { body: body + '\n' + summary.map((l) => commentLine(l, format)).join('\n') + '\n', summary: [], error: null, refused };
   } catch (e) {
-    return { body: '', summary, error: e instanceof Error ? e.message : String(e) };
+    return { body: '', summary, error: e instanceof Error ? e.message : String(e), refused };
   }
 }
 

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
-import { dotenvQuote, EnvFormatError, fishQuote, formatEnv, yamlQuote } from '../../src/report/env-formats.js';
+import { dotenvRefusal, EnvFormatError, fishQuote, formatEnv, yamlQuote } from '../../src/report/env-formats.js';
 
 const ODD = ["e$x;(1", "it's", 'a"b', 'back\\slash', '=eth0,=ib0', '^docker,lo', 'tab\there', 'spa ce', '$(touch /tmp/pwned)', '`id`'];
 const vars = ODD.map((value, i) => ({ name: `V${i}`, value }));
@@ -40,9 +40,11 @@ describe('other formats', () => {
     expect(fishQuote('a\\b$c')).toBe("'a\\\\b$c'");
     expect(formatEnv([{ name: 'A', value: 'x' }], 'fish')).toBe("set -gx A 'x'\n");
   });
-  it('dotenv: single quotes unless the value has one', () => {
-    expect(dotenvQuote('e$x;(1')).toBe("'e$x;(1'");
-    expect(dotenvQuote(`it's "q"`)).toBe(`"it's \\"q\\""`);
+  it('dotenv: unquoted when every reader reads it alike, refused otherwise', () => {
+    expect(formatEnv([{ name: 'NCCL_SOCKET_IFNAME', value: '=eth0,ens1f0np0' }, { name: 'NCCL_IB_HCA', value: '^=mlx5_0:1' }], 'dotenv')).toBe('NCCL_SOCKET_IFNAME==eth0,ens1f0np0\nNCCL_IB_HCA=^=mlx5_0:1\n');
+    expect(dotenvRefusal('=eth0')).toBeNull();
+    for (const v of ['e$x;(1', "it's", 'a"b', 'a\\b', 'a`id`', '${HOME}', 'a b', '#x', '~root']) expect(dotenvRefusal(v), v).not.toBeNull();
+    expect(() => formatEnv([{ name: 'X', value: 'r$(id)3' }], 'dotenv')).toThrow(EnvFormatError);
   });
   it('invalid variable names are refused', () => {
     expect(() => formatEnv([{ name: 'BAD-NAME', value: 'x' }], 'bash')).toThrow(EnvFormatError);

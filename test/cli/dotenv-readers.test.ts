@@ -1,0 +1,92 @@
+// `ncclx env --format dotenv` read by the programs that read such files:
+// bash and dash (`set -a; . file`), python-dotenv (Debian's 0.21 and a newer
+// one when present), npm dotenv, and docker's env-file rules (verbatim
+// NAME=VALUE; docker itself needs an engine, which CI machines lack). Names a
+// Linux interface may legally have are written only when every reader gets
+// the exact bytes; otherwise left out with a note, and nothing ever runs.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as npmDotenv } from 'dotenv';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.js';
+import { link, snapshotOf } from '../unit/helpers.js';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const IN_CI = !!process.env['CI'] && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
+const tmp = tempDir('ncclx-dotenv-');
+const canary = join(tmp, 'ran');
+
+/** Every python3 with python-dotenv importable (Debian's /usr/bin/python3 gets python3-dotenv). */
+const PYTHONS = [...new Set(['/usr/bin/python3', 'python3'])].filter((py) => spawnSync(py, ['-c', 'import dotenv'], { encoding: 'utf8' }).status === 0);
+
+// Names Linux accepts (≤ 15 bytes, no '/', no whitespace): a command substitution, quotes, a backslash, ${HOME}.
+const NAMES = ['r$(id)3', `e'q`, 'd"q', 'b\\s', `t\`id\``, '${HOME}', '$(>ran)', 'a;>ran', 'ens1f0np0'];
+
+function envFile(name: string): { file: string; stdout: string; stderr: string; code: number | null } {
+  const snap = join(tmp, `${Buffer.from(name).toString('hex')}.json`);
+  writeFileSync(snap, JSON.stringify(snapshotOf([link('lo', ['127.0.0.1/8']), link(name, ['10.0.0.5/24'])])));
+  const r = spawnSync(process.execPath, [CLI, 'env', '--snapshot', snap, '--format', 'dotenv', '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
+  const file = `${snap}.env`;
+  writeFileSync(file, r.stdout);
+  return { file, stdout: r.stdout, stderr: r.stderr, code: r.status };
+}
+
+function shell(sh: string, file: string): Record<string, string> {
+  const r = spawnSync(sh, ['-c', `set -a; . "$1"; printf '%s\\0%s\\0' "\${NCCL_SOCKET_IFNAME-<unset>}" "\${GLOO_SOCKET_IFNAME-<unset>}"`, 'sh', file], { encoding: 'utf8', cwd: tmp, env: { PATH: process.env['PATH'] ?? '', HOME: '/home/nobody' } });
+  expect(r.status, r.stderr).toBe(0);
+  const [a, b] = r.stdout.split('\0');
+  return { NCCL_SOCKET_IFNAME: a!, GLOO_SOCKET_IFNAME: b! };
+}
+
+function python(py: string, file: string): Record<string, string | null> {
+  const r = spawnSync(py, ['-c', 'import json,sys,dotenv; print(json.dumps(dotenv.dotenv_values(sys.argv[1])))', file], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/home/nobody' } });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+/** docker run --env-file: each non-comment, non-blank line is NAME=VALUE taken verbatim. */
+function dockerEnvFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    out[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return out;
+}
+
+describe('dotenv output read by its readers', () => {
+  if (PYTHONS.length === 0 && !IN_CI) it.skip('python-dotenv — skipped: not installed (apt-get install python3-dotenv); CI installs it and never skips', () => {});
+  else if (PYTHONS.length === 0) it('python-dotenv is installed in CI', () => expect(PYTHONS, 'apt-get install python3-dotenv').not.toHaveLength(0));
+
+  for (const name of NAMES) {
+    it(`interface ${JSON.stringify(name)}: every reader gets the exact value, or it is left out with a note; nothing runs`, () => {
+      const out = envFile(name);
+      const readers: [string, Record<string, string | null | undefined>][] = [
+        ['bash', shell('bash', out.file)],
+        ['dash', shell('dash', out.file)],
+        ['npm dotenv', npmDotenv(readFileSync(out.file))],
+        ['docker --env-file', dockerEnvFile(out.stdout)],
+        ...PYTHONS.map((py): [string, Record<string, string | null>] => [`python-dotenv (${py})`, python(py, out.file)]),
+      ];
+      const safe = /^[A-Za-z0-9_.,:/=+@%^-]*$/.test(name);
+      for (const [reader, got] of readers) {
+        const ifname = got['NCCL_SOCKET_IFNAME'];
+        if (safe) {
+          expect(ifname, reader).toBe(`=${name}`);
+          expect(got['GLOO_SOCKET_IFNAME'], reader).toBe(name);
+        } else {
+          expect(ifname === undefined || ifname === '<unset>', `${reader}: ${ifname}`).toBe(true);
+        }
+      }
+      if (!safe) {
+        expect(out.code).toBe(1);
+        expect(out.stderr).toMatch(/^ncclx env: NCCL_SOCKET_IFNAME left out of the dotenv output: its value holds /m);
+        expect(out.stdout).toMatch(/^# note: GLOO_SOCKET_IFNAME is not written/m);
+      } else expect(out.code).toBe(0);
+      expect(existsSync(canary)).toBe(false);
+    });
+  }
+});
