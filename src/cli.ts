@@ -12,6 +12,7 @@ import { registerFixCommand } from './commands/fix.js';
 import { registerIbCommands } from './commands/ib.js';
 import { registerSnapshotCommand } from './commands/snapshot.js';
 import { UserError } from './model/errors.js';
+import { visible } from './report/display.js';
 import { toolVersion } from './probe/index.js';
 
 export function buildProgram(): Command {
@@ -44,8 +45,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const msg = e instanceof Error ? e.message : String(e);
     // Never a stack trace (NCCLX_DEBUG=1 shows it for a bug report); an internal error in one line.
-    if (e instanceof UserError) process.stderr.write(`ncclx: ${msg}\n`);
-    else process.stderr.write(`ncclx: internal error: ${msg.split('\n')[0]} (a bug: please report it; NCCLX_DEBUG=1 prints the stack)\n${process.env['NCCLX_DEBUG'] ? `${(e as Error)?.stack ?? ''}\n` : ''}`);
+    if (e instanceof UserError) process.stderr.write(`ncclx: ${visible(msg)}\n`);
+    else process.stderr.write(`ncclx: internal error: ${visible(msg.split('\n')[0]!)} (a bug: please report it; NCCLX_DEBUG=1 prints the stack)\n${process.env['NCCLX_DEBUG'] ? `${(e as Error)?.stack ?? ''}\n` : ''}`);
     return 2;
   }
 }

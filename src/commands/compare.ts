@@ -5,6 +5,7 @@
 import { Option, type Command } from 'commander';
 import { UserError } from '../model/errors.js';
 import { addCandidateOptions, candidateOptions, type CandidateFlags } from './options.js';
+import { terminalText } from '../report/display.js';
 
 interface CompareCommandOptions extends CandidateFlags {
   json?: boolean;
@@ -71,6 +72,6 @@ async function compare(args: string[], opts: CompareCommandOptions): Promise<voi
     jobs: int('--jobs', opts.jobs, 1),
   });
   const format = opts.json ? 'json' : opts.format;
-  process.stdout.write(format === 'json' ? JSON.stringify(compareJson(report), null, 2) + '\n' : renderCompareText(report, makeStyle(wantColor(opts.color)), !!opts.verbose));
+  process.stdout.write(format === 'json' ? JSON.stringify(compareJson(report), null, 2) + '\n' : terminalText(renderCompareText(report, makeStyle(wantColor(opts.color)), !!opts.verbose)));
   process.exitCode = report.exitCode;
 }

@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import { UserError } from '../model/errors.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { addCandidateOptions, addSourceOptions, addVersionOption, candidateOptions, list, readNode, sourceOf, type CandidateFlags, type SourceOptions } from './options.js';
+import { terminalText } from '../report/display.js';
 
 interface DoctorOptions extends SourceOptions, CandidateFlags {
   ncclVersion?: string;
@@ -83,7 +84,7 @@ export function registerDoctorCommand(program: Command): void {
       const run = verifyRun(runDoctor(checks, makeContext(snap, { ncclVersion: opts.ncclVersion }, options)));
       if (format === 'json') process.stdout.write(JSON.stringify(report.doctorJson(run), null, 2) + '\n');
       else if (format === 'prom') process.stdout.write(report.renderPrometheus(run));
-      else process.stdout.write(report.renderDoctorText(run, makeStyle(wantColor(opts.color)), !!opts.verbose));
+      else process.stdout.write(terminalText(report.renderDoctorText(run, makeStyle(wantColor(opts.color)), !!opts.verbose)));
       process.exitCode = report.exitCodeFor(run.results);
     });
 }

@@ -6,6 +6,7 @@ import { explain, type SocketOverrides } from '../model/nccl/explain.js';
 import { explainJson, renderExplain } from '../report/explain-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
+import { terminalText } from '../report/display.js';
 
 interface ExplainOptions extends SourceOptions, SocketOverrides {
   json?: boolean;
@@ -40,7 +41,7 @@ export function registerExplainCommand(program: Command): void {
         report.findings = verifyFindings(snap, flags, { ncclVersion: opts.ncclVersion, ...candidateOptions({ uplinkRegex: DEFAULT_UPLINK_REGEX }) }, report.findings);
       }
       if (opts.json) process.stdout.write(JSON.stringify(explainJson(report), null, 2) + '\n');
-      else process.stdout.write(renderExplain(report, makeStyle(wantColor(opts.color)), !!opts.verbose));
+      else process.stdout.write(terminalText(renderExplain(report, makeStyle(wantColor(opts.color)), !!opts.verbose)));
       process.exitCode = report.findings.some((f) => f.severity === 'error') ? 1 : 0;
     });
 }

@@ -8,6 +8,7 @@ import { UserError } from '../model/errors.js';
 import { FIX_ORDER } from '../model/result/types.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { addCandidateOptions, addVersionOption, candidateOptions, intOption, list, readNode, type CandidateFlags, type SourceOptions } from './options.js';
+import { terminalText } from '../report/display.js';
 
 interface FixCliOptions extends SourceOptions, CandidateFlags {
   apply?: boolean;
@@ -81,8 +82,9 @@ export function registerFixCommand(program: Command): void {
 async function runFix(opts: FixCliOptions): Promise<number> {
   const style = makeStyle(wantColor(opts.color));
   const [fix, text] = await Promise.all([import('./fix-api.js'), import('../report/fix-text.js')]);
-  const out = (s: string) => process.stdout.write(s);
-  const err = (s: string) => process.stderr.write(s);
+  // Text for a person: the node's data shown with control characters escaped (report/display.ts).
+  const out = (s: string) => process.stdout.write(terminalText(s));
+  const err = (s: string) => process.stderr.write(terminalText(s));
   if (opts.apply && opts.dryRun) throw new UserError('--apply and --dry-run cannot be used together');
 
   if (opts.rollback) {
@@ -140,7 +142,7 @@ async function runFix(opts: FixCliOptions): Promise<number> {
   }
 
   if (!opts.apply) {
-    if (opts.json) out(JSON.stringify({ ...plan, fixes: plan.fixes.map((f) => ({ ...f, commands: f.blocked ? [] : f.ops.flatMap(fix.commandsFor) })), modelCheck: check ?? null }, null, 2) + '\n');
+    if (opts.json) process.stdout.write(JSON.stringify({ ...plan, fixes: plan.fixes.map((f) => ({ ...f, commands: f.blocked ? [] : f.ops.flatMap(fix.commandsFor) })), modelCheck: check ?? null }, null, 2) + '\n');
     else out(text.renderPlan(plan, style, { applyHint: applyHint(opts), check }));
     return 0;
   }
@@ -187,7 +189,7 @@ async function runFix(opts: FixCliOptions): Promise<number> {
 }
 
 function emit(line: string) {
-  if (line) process.stdout.write(line + '\n');
+  if (line) process.stdout.write(terminalText(line) + '\n');
 }
 
 async function journalLength(path: string): Promise<number> {

@@ -8,6 +8,7 @@ import type { IbOverrides } from '../model/nccl/ib-report.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
+import { terminalText } from '../report/display.js';
 
 // The model and renderers load only when an ib command runs, so other commands start fast.
 const loadIb = () => Promise.all([import('../model/nccl/ib-report.js'), import('../report/ib-text.js')]);
@@ -94,7 +95,7 @@ export function registerIbCommands(program: Command): void {
         report = { ...report, findings: verifyFindings(snap, flags, { ncclVersion: o.ncclVersion, ...candidateOptions({ uplinkRegex: DEFAULT_UPLINK_REGEX }) }, report.findings) };
       }
       if (o.json) print(JSON.stringify(ibJson(report), null, 2) + '\n');
-      else print(renderIb(report, makeStyle(wantColor(o.color)), !!o.verbose));
+      else print(terminalText(renderIb(report, makeStyle(wantColor(o.color)), !!o.verbose)));
       return report.findings.some((f) => f.severity === 'error') ? 1 : 0;
     }),
   );
@@ -107,7 +108,7 @@ export function registerIbCommands(program: Command): void {
         const { report } = ibModel(snap, overrides(o));
         const rows = gidRows(report, snap.rdma, !!o.all);
         if (o.json) print(JSON.stringify({ ncclVersion: report.ncclVersion, gids: rows }, null, 2) + '\n');
-        else print(renderGids(rows, makeStyle(wantColor(o.color))));
+        else print(terminalText(renderGids(rows, makeStyle(wantColor(o.color)))));
         return 0;
       }),
     );
@@ -118,7 +119,7 @@ export function registerIbCommands(program: Command): void {
       const { report } = ibModel(snap, overrides(o));
       const rows = mapRows(report, snap.rdma ?? null);
       if (o.json) print(JSON.stringify({ map: rows }, null, 2) + '\n');
-      else print(renderMap(rows, !!o.verbose));
+      else print(terminalText(renderMap(rows, !!o.verbose)));
       return 0;
     }),
   );

@@ -4,6 +4,7 @@
 import { Box, Text } from 'ink';
 import { type ReactNode } from 'react';
 import type { Severity } from '../model/result/types.js';
+import { visible } from '../report/display.js';
 import { useColor, type ColorName } from './screen.js';
 
 export const MARKS: Record<Severity, string> = { ok: '[✓]', info: '[i]', warn: '[!]', error: '[✗]', unknown: '[?]' };
@@ -18,13 +19,15 @@ export function Mark({ severity }: { severity: Severity }) {
 export function Line({ children, dim, bold, inverse, color }: { children?: ReactNode; dim?: boolean; bold?: boolean; inverse?: boolean; color?: ColorName | undefined }) {
   return (
     <Text wrap="truncate-end" dimColor={dim} bold={bold} inverse={inverse} color={color}>
-      {children ?? ' '}
+      {typeof children === 'string' ? visible(children) : (children ?? ' ')}
     </Text>
   );
 }
 
 /** Pad or cut a string to exactly `w` characters (cut with …). */
-export function fit(s: string, w: number): string {
+export function fit(text: string, w: number): string {
+  // The node's data is shown with control characters escaped (report/display.ts), never sent to the terminal.
+  const s = visible(text);
   if (w <= 0) return '';
   if (s.length <= w) return s.padEnd(w);
   return w === 1 ? '…' : `${s.slice(0, w - 1)}…`;
@@ -34,7 +37,7 @@ export function fit(s: string, w: number): string {
 export function wrap(text: string, width: number, indent = ''): string[] {
   const w = Math.max(10, width - indent.length);
   const out: string[] = [];
-  for (const para of text.split('\n')) {
+  for (const para of visible(text).split('\n')) {
     let line = '';
     for (const word of para.split(' ')) {
       let rest = word;

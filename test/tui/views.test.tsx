@@ -32,7 +32,7 @@ describe('start-up', () => {
     expect(reading).toMatch(/reading root test\/fixtures\/ib8-storage/);
     finish();
     const f = await app.waitFor(/results/);
-    expect(f).toMatch(/ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 72 ok/);
+    expect(f).toMatch(/ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 73 ok/);
     expect(f).toMatch(/NCCL 2\.30\.7 \(nccl>=2\.28\.3\) · from no NCCL library found/);
     expect(f).toMatch(/15 links · 12 RDMA ports · root test\/fixtures\/ib8-storage/);
     expect(f).toMatch(/1 Summary +2 Interfaces +3 RDMA +4 What-if +5 Fixes +6 Env/);
@@ -370,5 +370,18 @@ describe('quit', () => {
     const n = app.frames.length;
     await app.press('2', '3');
     expect(app.frames.length).toBe(n);
+  });
+});
+
+describe('control characters from the node', () => {
+  it('an interface name that would clear the screen is shown escaped in the views', async () => {
+    const { link, snapshotOf } = await import('../unit/helpers.js');
+    const evil = 'e\x1b[2J\u202ex';
+    const app = renderApp({ snapshot: snapshotOf([link('lo', ['127.0.0.1/8']), link(evil, ['10.0.0.5/24'])], { env: { NCCL_SOCKET_IFNAME: `=${evil}` } }) });
+    await app.waitFor(/results/);
+    await app.press('2');
+    const f = await app.waitFor(/e\\x1b\[2J\\u202ex/);
+    expect(f).not.toContain('\x1b[2J');
+    expect(f).not.toContain('\u202e');
   });
 });

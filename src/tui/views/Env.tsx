@@ -8,6 +8,7 @@ import { ENV_FORMATS, type EnvFormat } from '../../report/env-formats.js';
 import { envHeader, envText as renderEnv, type EnvText } from '../../report/env-text.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { Fill, Line, position, Title } from '../ui.js';
+import { visible } from '../../report/display.js';
 
 const FILE_NAME: Record<EnvFormat, string> = {
   bash: 'nccl-env.sh',
@@ -100,7 +101,7 @@ export function EnvView({ run, height, active, writeFile }: EnvProps) {
       <Text> </Text>
       {naming !== null ? (
         <Text wrap="truncate-end">
-          Write to: <Text underline>{naming}▏</Text> <Text dimColor>Enter write · Esc cancel</Text>
+          Write to: <Text underline>{visible(naming)}▏</Text> <Text dimColor>Enter write · Esc cancel</Text>
         </Text>
       ) : msg ? (
         <Line color={msg.ok ? c('green') : c('red')}>{msg.text}</Line>

@@ -11,6 +11,7 @@ import type { NodeSource } from '../model.js';
 import { sourceLabel } from '../Header.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { clamp, Fill, Line, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
+import { visible } from '../../report/display.js';
 
 type Phase = 'list' | 'preview' | 'confirm' | 'applying' | 'done' | 'confirm-rollback' | 'rolling-back';
 
@@ -237,7 +238,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
             ))
           : rows.slice(start, start + listH).map((r, i) => (
               <Text key={i} wrap="truncate-end" dimColor={r.tone === 'dim'}>
-                <Text color={r.tone === 'ok' ? c('green') : r.tone === 'err' ? c('red') : r.tone === 'run' ? c('cyan') : undefined}>[{r.mark}]</Text> {r.text}
+                <Text color={r.tone === 'ok' ? c('green') : r.tone === 'err' ? c('red') : r.tone === 'run' ? c('cyan') : undefined}>[{r.mark}]</Text> {visible(r.text)}
               </Text>
             ))}
         <Box flexGrow={1} />
@@ -267,7 +268,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
         return (
           <Text key={f.id} wrap="truncate-end" inverse={isSel} dimColor={!!f.blocked}>
             {isSel ? '› ' : '  '}
-            {box} {f.id.padEnd(15)} {f.title} <Text dimColor>{f.blocked ? `(blocked: ${f.blocked})` : `${worst} ${f.resolves.map((r) => r.checkId).join(' ')}`}</Text>
+            {box} {f.id.padEnd(15)} {visible(f.title)} <Text dimColor>{f.blocked ? `(blocked: ${visible(f.blocked)})` : `${worst} ${f.resolves.map((r) => r.checkId).join(' ')}`}</Text>
           </Text>
         );
       })}

@@ -6,6 +6,7 @@ import type { ExplainReport } from '../../model/nccl/explain.js';
 import type { ConsumerResult, TraceEntry } from '../../model/nccl/socket.js';
 import { useColor, useKeys, usePersisted } from '../screen.js';
 import { clamp, Fill, fit, Line, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
+import { visible } from '../../report/display.js';
 
 const CONSUMERS = ['bootstrap', 'socket', 'ibOob'] as const;
 const LABEL: Record<(typeof CONSUMERS)[number], string> = { bootstrap: 'bootstrap', socket: 'socket', ibOob: 'IB OOB' };
@@ -37,19 +38,19 @@ function ConsumerLine({ r }: { r: ConsumerResult }) {
   if (r.indeterminate)
     return (
       <Text wrap="truncate-end">
-        {label} <Text color={c('yellow')}>? cannot predict: {r.indeterminate}</Text>
+        {label} <Text color={c('yellow')}>? cannot predict: {visible(r.indeterminate)}</Text>
       </Text>
     );
   if (r.error)
     return (
       <Text wrap="truncate-end">
-        {label} <Text color={c('red')}>✗ none — NCCL WARN {r.error.log.join('; ')}</Text>
+        {label} <Text color={c('red')}>✗ none — NCCL WARN {visible(r.error.log.join('; '))}</Text>
       </Text>
     );
   const list = r.selected.map((x, i) => `${r.consumer === 'socket' ? `[${i}]` : ''}${x.name} ${x.display}`).join('  ');
   return (
     <Text wrap="truncate-end">
-      {label} <Text color={c('green')}>{list}</Text> <Text dimColor>({r.stage})</Text>
+      {label} <Text color={c('green')}>{visible(list)}</Text> <Text dimColor>({r.stage})</Text>
     </Text>
   );
 }
@@ -108,7 +109,7 @@ export function InterfacesView({ report, height, width, active, banner }: { repo
             return (
               <Text key={i} wrap="truncate-end" inverse={isSel} bold>
                 {isSel ? '› ' : '  '}
-                {r.stage} <Text dimColor>[{r.spec}] → {r.found.length ? r.found.join(', ') : 'nothing'}</Text>
+                {r.stage} <Text dimColor>[{visible(r.spec)}] → {r.found.length ? visible(r.found.join(', ')) : 'nothing'}</Text>
               </Text>
             );
           const v = r.e.verdict;
@@ -119,7 +120,7 @@ export function InterfacesView({ report, height, width, active, banner }: { repo
               <Text color={v === 'selected' ? c('green') : undefined} dimColor={v !== 'selected'}>
                 {fit(VERDICT[v], cols.verdict)}
               </Text>{' '}
-              {r.e.reason}
+              {visible(r.e.reason)}
             </Text>
           );
         })}

@@ -9,6 +9,7 @@ import type { RdmaPort } from '../../model/snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../../model/snapshot/types.js';
 import { useColor, useKeys, usePersisted } from '../screen.js';
 import { clamp, Fill, fit, Line, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
+import { visible } from '../../report/display.js';
 
 export interface PortRow {
   dev: string;
@@ -174,7 +175,7 @@ export function RdmaView({ ib, snapshot, height, width, active, banner }: { ib: 
             <Text key={r.label} wrap="truncate-end" inverse={isSel} bold={r.chosen} color={r.chosen ? c('green') : r.candidate ? c('yellow') : undefined}>
               {r.chosen ? '▶ ' : isSel ? '› ' : '  '}
               {fit(r.label, g.idx)} {fit(r.address, g.addr)} {fit(r.type, g.type)} {fit(r.candidate && !r.chosen ? `? ${r.verdict}` : r.verdict, g.verdict)}{' '}
-              <Text dimColor={!r.chosen}>{r.reason}</Text>
+              <Text dimColor={!r.chosen}>{visible(r.reason)}</Text>
             </Text>
           );
         })}

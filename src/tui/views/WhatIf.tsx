@@ -9,6 +9,7 @@ import type { ConsumerResult } from '../../model/nccl/socket.js';
 import { exportsFor, fieldValues, problemDiff, verdict, WHATIF_KEYS, type Model, type WhatIf, type WhatIfKey } from '../model.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { clamp, Fill, fit, Line, Mark, Title } from '../ui.js';
+import { visible } from '../../report/display.js';
 
 const LABEL: Record<WhatIfKey, string> = {
   NCCL_SOCKET_IFNAME: 'NCCL_SOCKET_IFNAME',
@@ -121,7 +122,7 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
           {/* While editing, a long value shows its end, where the cursor is. */}
           {fit(isSel && editing && shown.length > valueW ? `…${shown.slice(-(valueW - 1))}` : shown, valueW)}
         </Text>{' '}
-        <Text dimColor>{source}</Text>
+        <Text dimColor>{visible(source)}</Text>
       </Text>
     );
   };
@@ -147,7 +148,7 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
         const s = selectionText(r);
         return (
           <Text key={label} wrap="truncate-end">
-            {fit(label, 10)} <Text color={s.tone === 'ok' ? c('green') : s.tone === 'warn' ? c('yellow') : c('red')}>{s.text}</Text>
+            {fit(label, 10)} <Text color={s.tone === 'ok' ? c('green') : s.tone === 'warn' ? c('yellow') : c('red')}>{visible(s.text)}</Text>
           </Text>
         );
       })}
