@@ -59,6 +59,7 @@ export function doctorJson(run: DoctorRun) {
     ncclVersion: h.version,
     profile: h.profile,
     versionSource: h.source,
+    versionBeyondModel: run.context.reasoning.choice.beyond,
     summary: countResults(run.results),
     exitCode: exitCodeFor(run.results),
     results: run.results.map((r) => ({

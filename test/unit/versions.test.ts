@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseVersion, profileFor, VersionError } from '../../src/model/nccl/versions.js';
+import { parseVersion, profileFor, VersionError, versionString } from '../../src/model/nccl/versions.js';
 
 const p = (v: string) => profileFor(parseVersion(v));
 
@@ -38,5 +38,22 @@ describe('behaviour profiles (nccl-behavior.md §1.5, §8)', () => {
   it('rejects garbage and unknown NCCLX branches', () => {
     expect(() => parseVersion('latest')).toThrow(VersionError);
     expect(() => parseVersion('ncclx-2.10')).toThrow(VersionError);
+  });
+});
+
+describe('versions newer than the newest modelled release', () => {
+  it('2.99.99 and 2.31: answered with 2.30.7 rules, said in the source and as data; no invented 2.31.0', async () => {
+    const { chooseVersion } = await import('../../src/model/nccl/version-choice.js');
+    const lib = { ncclLibrary: { candidates: [] } } as unknown as Parameters<typeof chooseVersion>[1];
+    const far = chooseVersion('2.99.99', lib);
+    expect(far.beyond).toEqual({ modelledAs: '2.30.7', certain: false, note: expect.stringMatching(/^2\.99\.99 is newer than 2\.30\.7, the newest release this ncclx models/) });
+    expect(far.source).toMatch(/answered with 2\.30\.7's rules/);
+    const minor = chooseVersion('2.31', lib);
+    expect(versionString(minor.version)).toBe('2.31');
+    expect(minor.source).not.toMatch(/first 2\.31 release/);
+    expect(minor.source).toMatch(/no 2\.31 release is known to this ncclx/);
+    expect(minor.beyond?.modelledAs).toBe('2.30.7');
+    expect(chooseVersion('2.30.7', lib).beyond).toBeNull();
+    expect(chooseVersion('2.28', lib).source).toBe('--nccl-version 2.28 (read as 2.28.3, the first 2.28 release)');
   });
 });

@@ -6,7 +6,7 @@ import { selectIbDevices } from './ib.js';
 import { socketFindings, type Finding } from './socket-findings.js';
 import { selectSocketInterfaces, type ConsumerResult, type SocketContext } from './socket.js';
 import { chooseVersion } from './version-choice.js';
-import { profileFor, versionString, type Profile, type VersionChoice } from './versions.js';
+import { profileFor, versionString, type Profile, type VersionBeyond, type VersionChoice } from './versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 
 export interface SocketOverrides {
@@ -20,6 +20,8 @@ export interface ExplainReport {
   ncclVersion: string;
   profile: string;
   versionSource: string;
+  /** Set when the version is newer than the newest modelled release (docs/explain-json.md). */
+  versionBeyondModel: VersionBeyond | null;
   host: string;
   inputs: Record<string, { value: string | null; source: string }>;
   bootstrap: ConsumerResult;
@@ -89,6 +91,7 @@ export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): Explai
     ncclVersion: versionString(choice.version),
     profile: profile.id,
     versionSource: choice.source,
+    versionBeyondModel: choice.beyond,
     host: snapshot.host.hostname,
     inputs,
     bootstrap: selection.bootstrap,

@@ -251,6 +251,7 @@ function buildIbModel(snapshot: NodeSnapshot, o: IbOverrides): IbModel {
     ncclVersion: versionString(choice.version),
     profile: profile.id,
     versionSource: choice.source,
+    versionBeyondModel: choice.beyond,
     host: snapshot.host.hostname,
     inputs,
     transport: { ...selection.transport, oob: { interface: oobSel?.name ?? null, address: oobSel?.display ?? null, stage: sockets.ibOob.stage } },

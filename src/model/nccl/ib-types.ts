@@ -73,6 +73,8 @@ export interface IbReport {
   ncclVersion: string;
   profile: string;
   versionSource: string;
+  /** Set when the version is newer than the newest modelled release. */
+  versionBeyondModel: import('./versions.js').VersionBeyond | null;
   host: string;
   inputs: Record<string, { value: string | null; source: string }>;
   transport: IbSelection['transport'] & { oob: { interface: string | null; address: string | null; stage: string | null } };

@@ -61,8 +61,14 @@ export function parseVersion(text: string): NcclVersion {
   return { vendor, major, minor, patch, raw, patchAssumed };
 }
 
+/** Whether "X.Y" names a minor whose first release is known (so "X.Y" can be read as X.Y.<first>). */
+export function firstPatchKnown(v: NcclVersion): boolean {
+  return v.major === 2 && FIRST_PATCH[v.minor] !== undefined;
+}
+
 export function versionString(v: NcclVersion): string {
-  const base = `${v.major}.${v.minor}.${v.patch}`;
+  // "2.31" with no known first release stays "2.31": no patch level is invented.
+  const base = v.patchAssumed && v.vendor === 'nvidia' && !firstPatchKnown(v) ? `${v.major}.${v.minor}` : `${v.major}.${v.minor}.${v.patch}`;
   return v.vendor === 'ncclx' ? `ncclx-${v.major}.${v.minor}` : base;
 }
 
@@ -196,4 +202,25 @@ export interface VersionChoice {
   source: string;
   /** True when nothing told us and the newest known release was assumed. */
   assumed: boolean;
+  /** For a version newer than the newest modelled release: which release's rules answer for it, and how sure that is. */
+  beyond: VersionBeyond | null;
+}
+
+export interface VersionBeyond {
+  /** The modelled release whose behaviour is used. */
+  modelledAs: string;
+  /** Always false: rules NCCL changed after `modelledAs` are not known to ncclx. */
+  certain: false;
+  note: string;
+}
+
+/** A version past NEWEST_KNOWN is modelled with NEWEST_KNOWN's rules, and said so. */
+export function beyondModel(v: NcclVersion): VersionBeyond | null {
+  if (v.vendor !== 'nvidia' || compareVersion(v, versionString(NEWEST_KNOWN)) <= 0) return null;
+  const newest = versionString(NEWEST_KNOWN);
+  return {
+    modelledAs: newest,
+    certain: false,
+    note: `${v.raw} is newer than ${newest}, the newest release this ncclx models: it is answered with ${newest}'s rules, which holds only where later releases did not change them`,
+  };
 }
