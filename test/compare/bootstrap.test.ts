@@ -75,4 +75,28 @@ describe('bootstrap reachability', () => {
     expect(byId(compare(snaps), 'CMP-050')[0]).toMatchObject({ severity: 'info' });
     expect(compare(snaps, { masterAddr: '172.16.0.3' }).bootstrap.target).toMatchObject({ variable: 'MASTER_ADDR', root: 'gpu00002', address: '172.16.0.3' });
   });
+
+  it('--master-addr gpu00001 (what the sbatch recipe passes): the compared node of that name, whatever this machine resolves; the value is never lost', async () => {
+    const r = compare(await cluster(4), { masterAddr: 'gpu00001' });
+    expect(r.bootstrap.target).toMatchObject({ variable: 'MASTER_ADDR', root: 'gpu00001', address: '172.16.0.2' });
+    expect(r.bootstrap.target.how).toBe("MASTER_ADDR gpu00001 (172.16.0.2) is gpu00001 (by host name); NCCL's root (rank 0) listens on its bootstrap interface eno1 172.16.0.2 (the snapshots hold MASTER_ADDR=172.16.0.2; --master-addr replaces it)");
+    expect(r.bootstrap.reach.map((g) => g.value)).not.toContain('no-target');
+    expect(byId(r, 'CMP-050')[0]).toMatchObject({ severity: 'ok' });
+    // A fully qualified name matches the short host name too.
+    expect(compare(await cluster(2), { masterAddr: 'gpu00002.cluster.example' }).bootstrap.target).toMatchObject({ root: 'gpu00002' });
+  });
+
+  it('a name that is not a compared node and does not resolve: said with the value, not a blank', async () => {
+    const r = compare(await cluster(2), { masterAddr: 'nosuchhost.invalid' });
+    expect(r.bootstrap.target.how).toMatch(/^MASTER_ADDR nosuchhost\.invalid is not one of the compared nodes, and its name could not be resolved/);
+  });
+
+  it('--master-addr localhost, or a loopback address in the snapshots: an error for a multi-node job, not "every node reaches"', async () => {
+    for (const masterAddr of ['localhost', '127.0.0.1']) {
+      const r = compare(await cluster(3), { masterAddr });
+      const cmp050 = byId(r, 'CMP-050');
+      expect(cmp050.map((f) => f.severity)).toEqual(['error']);
+      expect(cmp050[0]!.summary).toBe(`MASTER_ADDR is ${masterAddr}, this node's own loopback: with 3 nodes every rank would connect to itself and the job hangs in bootstrap`);
+    }
+  });
 });

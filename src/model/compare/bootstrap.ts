@@ -66,6 +66,19 @@ function reachOf(f: NodeFacts, i: number, address: string | null, owners: Map<st
   return { ...base, reach: 'other-interface', detail: `${address} is reached through ${r.dev}${r.gateway ? ` via ${r.gateway}` : ''}, not through NCCL's bootstrap interface ${b.iface} (${b.address}) (${r.how})` };
 }
 
+/** Whether a host name names this node: exactly, or by its first label when one side is not fully qualified. */
+function sameHost(host: string, name: string): boolean {
+  if (host === '' || name === '') return false;
+  if (host.toLowerCase() === name.toLowerCase()) return true;
+  const [h, n] = [host.toLowerCase().split('.'), name.toLowerCase().split('.')];
+  return (h.length === 1 || n.length === 1) && h[0] === n[0];
+}
+
+function isLoopbackHost(v: string | null): boolean {
+  if (!v) return false;
+  return /^localhost(\.localdomain)?$/i.test(v) || /^127\./.test(v) || v === '::1' || v === '[::1]';
+}
+
 export function bootstrapReport(facts: NodeFacts[], names: string[]): { report: BootstrapReport; findings: CompareFinding[] } {
   const n = facts.length;
   const findings: CompareFinding[] = [];
@@ -83,19 +96,32 @@ export function bootstrapReport(facts: NodeFacts[], names: string[]): { report: 
   const variable = commIds.length ? 'NCCL_COMM_ID' : masters.length ? 'MASTER_ADDR' : null;
 
   // The root: who owns the NCCL_COMM_ID address, or the MASTER_ADDR host (whose bootstrap interface NCCL's root listens on).
+  const anyTarget = facts.map((f) => f.targets.find((t) => t.variable === variable)).find((t) => t !== undefined);
+  const value = anyTarget?.value ?? null;
+  // A MASTER_ADDR naming a compared node is that node, whatever this machine's resolver says (or whether it knows the name at all).
+  const named = variable === 'MASTER_ADDR' && value ? facts.flatMap((f, i) => (sameHost(f.host, value) || sameHost(names[i]!, value) ? [i] : [])) : [];
   const firstTarget = facts.map((f) => f.targets.find((t) => t.variable === variable)).find((t) => t?.address);
-  const hostAddress = firstTarget?.address ?? null;
-  const rootIdx = hostAddress ? owners.get(hostAddress) ?? [] : [];
+  const hostAddress = named.length === 1 ? (facts[named[0]!]!.bootstrap.address ?? firstTarget?.address ?? null) : (firstTarget?.address ?? null);
+  const rootIdx = named.length === 1 ? named : hostAddress ? (owners.get(hostAddress) ?? []) : [];
   const root = rootIdx.length === 1 ? rootIdx[0]! : null;
   let address: string | null = hostAddress;
   let how = variable === 'NCCL_COMM_ID' ? 'NCCL_COMM_ID: rank 0 listens on exactly this address' : 'no NCCL_COMM_ID or MASTER_ADDR in the snapshots (pass --comm-id or --master-addr)';
-  if (variable === 'MASTER_ADDR') {
+  const replaced = [...new Set(facts.flatMap((f) => f.targets.filter((t) => t.variable === 'MASTER_ADDR' && t.replaced).map((t) => t.replaced!)))];
+  const replacedNote = replaced.length ? ` (the snapshots hold MASTER_ADDR=${replaced.join(', ')}; --master-addr replaces it)` : '';
+  const loopback = variable !== null && n > 1 && (isLoopbackHost(value) || isLoopbackHost(firstTarget?.address ?? null));
+  if (loopback) {
+    // Every rank would look for rank 0 on its own node: no address to reach, and an error below.
+    address = null;
+    how = `${variable} ${value}${firstTarget?.address && firstTarget.address !== value ? ` (${firstTarget.address})` : ''} is loopback: each of the ${n} nodes would look for rank 0 on itself`;
+  } else if (variable === 'MASTER_ADDR') {
+    const shown = `${value ?? '(empty)'}${hostAddress && hostAddress !== value ? ` (${hostAddress})` : ''}`;
     if (root !== null && facts[root]!.bootstrap.address) {
       address = facts[root]!.bootstrap.address;
-      how = `MASTER_ADDR ${hostAddress} is ${names[root]}; NCCL's root (rank 0) listens on its bootstrap interface ${facts[root]!.bootstrap.iface} ${address}`;
+      how = `MASTER_ADDR ${shown} is ${names[root]}${named.length === 1 ? ' (by host name)' : ''}; NCCL's root (rank 0) listens on its bootstrap interface ${facts[root]!.bootstrap.iface} ${address}`;
     } else {
-      how = `MASTER_ADDR ${hostAddress ?? firstTarget?.value ?? ''} is not one of the compared nodes: checking that each node reaches it`;
+      how = `MASTER_ADDR ${shown} is not one of the compared nodes${hostAddress ? ': checking that each node reaches it' : ', and its name could not be resolved: pass an address, or snapshots taken inside the job'}`;
     }
+    how += replacedNote;
   }
 
   const reaches = facts.map((f, i) => {
@@ -139,7 +165,9 @@ export function bootstrapReport(facts: NodeFacts[], names: string[]): { report: 
     const xs = byReach('unknown');
     findings.push(finding('CMP-050', 'warn', `cannot tell whether ${plural(xs.length, 'node')} reach the bootstrap root${detail(xs)}`, list(xs), WHY, 'Take the snapshots inside the job (so NCCL_COMM_ID / MASTER_ADDR are set), or pass --comm-id / --master-addr'));
   }
-  if (byReach('no-target').length === n && n > 0) {
+  if (loopback) {
+    findings.push(finding('CMP-050', 'error', `${variable} is ${value}, this node's own loopback: with ${n} nodes every rank would connect to itself and the job hangs in bootstrap`, names.slice(), WHY, `Set ${variable} to rank 0's host name or address on the data network`));
+  } else if (byReach('no-target').length === n && n > 0) {
     findings.push(finding('CMP-050', 'info', 'no NCCL_COMM_ID or MASTER_ADDR in the snapshots: only the bootstrap interfaces are compared', [], 'The root is known only inside a job.', 'ncclx compare … --master-addr <rank-0 host> (or --comm-id host:port)'));
   } else if (problems.length === 0 && n > 0) {
     findings.push(finding('CMP-050', 'ok', `every node reaches the bootstrap root ${address ?? ''} from its bootstrap interface`, [], ''));

@@ -92,7 +92,9 @@ function targetsOf(snap: NodeSnapshot, vars: Record<string, string | undefined>,
   const master = o.masterAddr ?? snap.env.process['MASTER_ADDR'];
   if (master !== undefined && master !== '') {
     const a = addressOf(master, snap, o.resolutions);
-    out.push({ variable: 'MASTER_ADDR', value: master, origin: o.masterAddr !== undefined ? '--master-addr' : 'environment', host: master, ...a, route: a.address ? routeTo(snap, a.address) : null });
+    const own = snap.env.process['MASTER_ADDR'];
+    const replaced = o.masterAddr !== undefined && own !== undefined && own !== '' && own !== o.masterAddr ? { replaced: own } : {};
+    out.push({ variable: 'MASTER_ADDR', value: master, origin: o.masterAddr !== undefined ? '--master-addr' : 'environment', host: master, ...a, route: a.address ? routeTo(snap, a.address) : null, ...replaced });
   }
   return out;
 }

@@ -73,6 +73,8 @@ export interface TargetFacts {
   unresolved: string | null;
   /** How the node's kernel routes to it: recorded `ip route get`, or replayed from `ip route`/`ip rule`. */
   route: { how: 'ip route get' | 'replayed'; dev: string | null; gateway: string | null; note: string | null } | null;
+  /** The node's own value when a compare flag replaced it (MASTER_ADDR=172.16.0.2 under --master-addr gpu00001). */
+  replaced?: string;
 }
 
 export interface BootstrapFacts {
