@@ -10,6 +10,8 @@ import { dirname } from 'node:path';
 import type { Host } from './host.js';
 import { handler, OpError, opText } from './ops.js';
 import type { ApplyEvent, ApplyOutcome, Fix, OpSpec } from '../model/fix/types.js';
+import { heredoc } from '../model/fix/describe.js';
+import { shJoin, shQuote } from '../model/shell/quote.js';
 
 export const DEFAULT_JOURNAL_DIR = '/var/lib/ncclx';
 
@@ -67,12 +69,45 @@ function restore(h: ReturnType<typeof handler>, e: JournalOp, host: Host): void 
   if (diff) throw new OpError(`undo did not restore it: ${diff}`);
 }
 
+/** Commands that would undo `e` by hand: the undo run against a host that records what it would change. */
+function undoCommands(h: ReturnType<typeof handler>, e: JournalOp, host: Host): string[] {
+  const out: string[] = [];
+  // Reads go to the node (the undo decides from them); changes are written down instead of made.
+  const reads = /^(show|list|get|-save|save)$|-save$/;
+  const recorder: Host = {
+    ...host,
+    run(argv, input) {
+      if (argv.some((a) => reads.test(a)) || (argv[0] === 'tc' && argv.includes('show'))) return host.run(argv, input);
+      out.push(input !== undefined ? heredoc(shJoin(argv), input) : shJoin(argv));
+      return { ok: true, stdout: '', error: '' };
+    },
+    write(path, content) {
+      out.push(heredoc(`cat > ${shQuote(path)}`, content));
+    },
+    writeInPlace(path, content) {
+      // One line for a one-line value (a sysctl), so it pastes as one command.
+      const line = /^[^\n]*\n$/.test(content);
+      out.push(line ? `printf '%s\\n' ${shQuote(content.slice(0, -1))} > ${shQuote(path)}` : heredoc(`cat > ${shQuote(path)}`, content));
+    },
+    remove(path) {
+      out.push(`rm -f ${shQuote(path)}`);
+    },
+  };
+  try {
+    h.undo(e.op, recorder, e.before);
+  } catch {
+    // What could be recorded before the failure is still useful.
+  }
+  return out;
+}
+
 /** Undo, newest first, every op of the journal that may have changed the node. */
 function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyEvent) => void; now: () => Date; driftCheck: boolean }): string[] {
   const errors: string[] = [];
   for (let i = j.ops.length - 1; i >= 0; i--) {
     const e = j.ops[i]!;
-    if (e.state !== 'applied' && e.state !== 'applying' && e.state !== 'failed') continue;
+    // skipped (changed by someone) and undo-failed ops are picked up again by the next rollback: it is resumable.
+    if (e.state !== 'applied' && e.state !== 'applying' && e.state !== 'failed' && e.state !== 'skipped' && e.state !== 'undo-failed') continue;
     if (e.before === undefined) continue; // failed while reading: nothing was changed
     const h = handler(e.op);
     if (e.state === 'failed') {
@@ -88,12 +123,21 @@ function undoAll(j: Journal, path: string, o: { host: Host; onEvent?: (e: ApplyE
     }
     o.onEvent?.({ type: 'undo-start', index: i, op: e.op, text: e.text });
     try {
+      // Already back where it started (someone removed the rule by hand): that is restored; nothing to touch.
+      if (h.restored(e.op, o.host, e.before) === null) {
+        e.state = 'undone';
+        e.error = undefined;
+        o.onEvent?.({ type: 'undo-done', index: i, op: e.op, text: `${e.text} (already back in its previous state)` });
+        saveJournal(o.host, path, j, o.now);
+        continue;
+      }
       // A later rollback must not overwrite what someone changed since: only undo what still holds our value.
-      if (o.driftCheck && e.state === 'applied') {
+      if (o.driftCheck && (e.state === 'applied' || e.state === 'skipped')) {
         const drift = h.verify(e.op, o.host);
         if (drift) {
           e.state = 'skipped';
-          e.error = `changed since the apply (${drift}); left as it is`;
+          const cmds = undoCommands(h, e, o.host);
+          e.error = `changed since the apply (${drift}); left as it is${cmds.length ? `. To restore it by hand:\n${cmds.map((c) => `      ${c}`).join('\n')}` : ''}`;
           errors.push(`${e.text}: ${e.error}`);
           o.onEvent?.({ type: 'undo-failed', index: i, op: e.op, text: e.text, error: e.error });
           saveJournal(o.host, path, j, o.now);
@@ -236,7 +280,7 @@ export function loadJournal(host: Host, path: string): Journal {
 export async function rollbackJournal(path: string, opts: { host: Host; onEvent?: (e: ApplyEvent) => void; now?: () => Date; force?: boolean }): Promise<ApplyOutcome> {
   const now = opts.now ?? (() => new Date());
   const j = loadJournal(opts.host, path);
-  const todo = j.ops.filter((e) => e.state === 'applied' || e.state === 'applying');
+  const todo = j.ops.filter((e) => e.state === 'applied' || e.state === 'applying' || e.state === 'skipped' || e.state === 'undo-failed');
   const outcome: ApplyOutcome = { status: 'unchanged', journal: path, changed: 0, unchanged: 0, failure: null, undoErrors: [] };
   if (todo.length === 0) return outcome;
   outcome.undoErrors = undoAll(j, path, { host: opts.host, onEvent: opts.onEvent, now, driftCheck: !opts.force });

@@ -92,7 +92,11 @@ export function renderOutcome(o: ApplyOutcome, s: Style, what: 'apply' | 'rollba
   if (what === 'rollback') {
     if (o.status === 'unchanged') return `Nothing to undo: no applied operation is left in ${o.journal}.\n`;
     if (o.status === 'rolled-back') return s.ok(`Rolled back: ${o.changed} operation(s) restored to their previous values.`) + '\n';
-    return s.err(`Rollback incomplete: ${o.undoErrors.length} operation(s) not restored:\n${o.undoErrors.map((e) => `  - ${e}`).join('\n')}`) + `\n${j.trim()}\n`;
+    return (
+      s.err(`Rollback incomplete: ${o.undoErrors.length} operation(s) not restored:\n${o.undoErrors.map((e) => `  - ${e}`).join('\n')}`) +
+      `\n${j.trim()}\n` +
+      `Run the same rollback again to retry what failed (it resumes where it stopped), or add --force to undo what was changed since the apply as well.\n`
+    );
   }
   switch (o.status) {
     case 'unchanged':

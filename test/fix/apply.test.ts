@@ -123,14 +123,37 @@ describe('rollbackJournal', () => {
     const out = await rollbackJournal(JOURNAL, { host });
     expect(out.status).toBe('rollback-failed');
     expect(out.undoErrors[0]).toMatch(/changed since the apply .*left as it is/);
+    // With the command that restores it, ready to paste.
+    expect(out.undoErrors[0]).toContain(`To restore it by hand:\n      printf '%s\\n' 0 > ${P}/a/arp_announce`);
     expect(fs.get(`${P}/a/arp_announce`)).toBe('1\n');
     expect(fs.get(`${P}/b/arp_announce`)).toBe('0\n');
-    // Forced: the skipped operation is undone after all.
-    const j = journalOf(fs);
-    j.ops[0]!.state = 'applied';
-    fs.set(JOURNAL, JSON.stringify(j));
+    // Running it again resumes: the skipped operation is looked at again, and still left alone.
+    const again = await rollbackJournal(JOURNAL, { host });
+    expect(again.status).toBe('rollback-failed');
+    expect(fs.get(`${P}/a/arp_announce`)).toBe('1\n');
+    // --force really forces: the skipped operation is undone, with no hand edit of the journal.
     expect((await rollbackJournal(JOURNAL, { host, force: true })).status).toBe('rolled-back');
     expect(fs.get(`${P}/a/arp_announce`)).toBe('0\n');
+    expect(journalOf(fs).ops.map((o) => o.state)).toEqual(['undone', 'undone']);
+  });
+
+  it('a value someone already put back counts as restored, not as "not restored"', async () => {
+    const { host, fs } = memoryHost(node());
+    await applyFixes([fixOf('x', [sysctl('a', 'arp_announce', '2')])], { host, hostname: 'n', journal: JOURNAL });
+    fs.set(`${P}/a/arp_announce`, '0\n'); // an operator undid it by hand
+    const out = await rollbackJournal(JOURNAL, { host });
+    expect(out).toMatchObject({ status: 'rolled-back', undoErrors: [] });
+    expect(journalOf(fs).ops[0]!.state).toBe('undone');
+  });
+
+  it('an undo that failed is retried by the next rollback', async () => {
+    const { host, fs } = memoryHost(node());
+    await applyFixes([fixOf('x', [sysctl('c', 'arp_filter', '1')])], { host, hostname: 'n', journal: JOURNAL });
+    const failing = { ...host, writeInPlace: () => { throw Object.assign(new Error('EBUSY'), { code: 'EBUSY' }); } };
+    expect((await rollbackJournal(JOURNAL, { host: failing })).status).toBe('rollback-failed');
+    expect(journalOf(fs).ops[0]!.state).toBe('undo-failed');
+    expect((await rollbackJournal(JOURNAL, { host })).status).toBe('rolled-back');
+    expect(fs.get(`${P}/c/arp_filter`)).toBe('0\n');
   });
 
   it('a file that is not a journal is refused by name', async () => {

@@ -303,6 +303,29 @@ if (RUN) {
       k.exec(['sysctl', '-qw', `${key.replaceAll('/', '.')}=${seen}`]);
     });
 
+    it('rollback is truthful and resumable: a value put back by hand is restored, a changed one is left with the command that restores it, and --force undoes it', async () => {
+      const before = kernelState(k, LINKS);
+      const a = 'net/ipv4/conf/ens1f0np0/arp_announce';
+      const b = 'net/ipv4/conf/ens2f0np0/arp_announce';
+      const origB = k.exec(['cat', `/proc/sys/${b}`]).trim();
+      const r = await apply(plan('arp-sysctl', [{ kind: 'sysctl', key: a, value: '2' }, { kind: 'sysctl', key: b, value: '2' }]), 'resume');
+      expect(r.code, r.stderr).toBe(0);
+      // b put back by hand (already restored); a changed to something else (drifted).
+      k.exec(['sysctl', '-qw', `${b.replaceAll('/', '.')}=${origB}`]);
+      k.exec(['sysctl', '-qw', `${a.replaceAll('/', '.')}=1`]);
+      const first = await rollback('resume');
+      expect(first.code).toBe(1);
+      expect(first.stdout).toMatch(/Run the same rollback again .* or add --force/);
+      const cmd = /To restore it by hand:\n\s+(.+)/.exec(first.stdout)![1]!;
+      // The printed command, pasted into sh inside the node, restores the previous value exactly.
+      k.exec(['sh', '-c', cmd]);
+      expect(kernelState(k, LINKS)).toEqual(before);
+      k.exec(['sysctl', '-qw', `${a.replaceAll('/', '.')}=1`]);
+      const forced = await ncclx(k, ['fix', '--rollback', join(k.dir, 'resume.journal.json'), '--force']);
+      expect(forced.code, forced.stdout).toBe(0);
+      expect(kernelState(k, LINKS)).toEqual(before);
+    });
+
     it('a plan file that is not a plan is refused by name, exit 2', async () => {
       const file = join(k.dir, 'bad.plan.json');
       writeFileSync(file, JSON.stringify(plan('x', [{ kind: 'sysctl', key: 'net/../../etc/passwd', value: '1' }])));
