@@ -124,8 +124,9 @@ describe('Slurm scripts', () => {
     const drained = run('healthcheck.sh', 1, report);
     expect(drained.code).toBe(0);
     expect(drained.log).toMatch(/^ncclx doctor --json\nscontrol update NodeName=\S+ State=DRAIN Reason=ncclx ARP-002: ens1: arp_ignore=0; it's wrong\n$/);
+    // Healthy: it looks at the node's state (to lift a drain of its own), and changes nothing here.
     const healthy = run('healthcheck.sh', 0);
-    expect(healthy.log).toBe('ncclx doctor --json\n');
+    expect(healthy.log).toMatch(/^ncclx doctor --json\nscontrol show node \S+ -o\n$/);
   });
 
   it('snapshots.sbatch: srun expands %N in its own --output, one JSON per node, then compare', () => {
