@@ -22,7 +22,12 @@ const GROUP_AT = 5;
 function outcomes(ctx: CheckContext, findings: VarFinding[], why: (f: VarFinding) => string, okText: string, kindOf: (f: VarFinding) => string = (f) => f.severity): Outcome[] {
   if (findings.length === 0) return [ok(okText)];
   const kinds = new Map<string, VarFinding[]>();
-  for (const f of findings) kinds.set(kindOf(f), [...(kinds.get(kindOf(f)) ?? []), f]);
+  for (const f of findings) {
+    const k = kindOf(f);
+    const group = kinds.get(k);
+    if (group) group.push(f);
+    else kinds.set(k, [f]);
+  }
   const out: Outcome[] = [];
   for (const group of kinds.values()) {
     if (group.length <= GROUP_AT) {
