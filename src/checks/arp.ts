@@ -30,7 +30,7 @@ const groupsOf = (ctx: CheckContext) => sharedSubnets(ctx.snapshot);
 function preconditions(ctx: CheckContext, what: string, needKernel: boolean): Outcome | null {
   const noRdma = rdmaUnknownReason(ctx.snapshot);
   if (noRdma) return unknownResult(what, noRdma);
-  if (rdmaNetdevs(ctx.snapshot).length === 0) return result('ok', 'no RDMA netdevs: multi-rail ARP does not apply', [], '');
+  if (rdmaNetdevs(ctx.snapshot).length === 0) return result('na', 'no RDMA netdevs: multi-rail ARP does not apply', [], '');
   if (groupsOf(ctx).length === 0) return result('ok', 'no two RDMA netdevs share an IPv4 subnet', [], '');
   if (needKernel && !ctx.snapshot.kernel) return unknownResult(what, NO_KERNEL_PART);
   return null;

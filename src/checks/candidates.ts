@@ -2,7 +2,7 @@
 
 import { rdmaCandidates } from '../model/linux/candidates.js';
 import type { Check } from '../model/doctor/types.js';
-import { advise, ok, result, setEnv } from '../model/result/build.js';
+import { advise, result, setEnv } from '../model/result/build.js';
 import type { Outcome } from '../model/result/types.js';
 
 const candidateSet: Check = {
@@ -14,7 +14,7 @@ const candidateSet: Check = {
       return result('unknown', 'no RDMA data in this snapshot', [], 'The candidate set is built from the RDMA devices.');
     }
     const set = rdmaCandidates(ctx.snapshot, ctx.options);
-    if (set.verdicts.length === 0) return ok('no RDMA netdevs: the candidate set is empty');
+    if (set.verdicts.length === 0) return result('na', 'no RDMA netdevs: there is no candidate set to judge', [], '');
     const out: Outcome[] = [];
     for (const v of set.verdicts.filter((x) => !x.kept && !/uplink/.test(x.reason))) {
       out.push(

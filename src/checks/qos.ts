@@ -245,7 +245,7 @@ const ibTc: Check = {
     if (roce === false) {
       return set
         ? result('info', `NCCL_IB_TC=${raw} has no effect: no RoCE port here (InfiniBand uses NCCL_IB_SL)`, ev, 'The traffic class goes only into the GRH of RoCE address vectors.')
-        : result('ok', 'no RoCE port: NCCL_IB_TC does not apply', [], '');
+        : result('na', 'no RoCE port: NCCL_IB_TC does not apply', [], '');
     }
     const inv = markingInventory(ctx.snapshot.kernel);
     const site = inv ? siteDscps(inv) : [];
@@ -311,7 +311,7 @@ const socketTos: Check = {
   run(ctx) {
     const raw = ctx.reasoning.env.vars['NCCL_SOCKET_TOS_CONFIG'];
     if (ctx.reasoning.profile.version.vendor !== 'ncclx') {
-      return result('ok', `not NCCLX (${ctx.reasoning.choice.version.raw}): NCCL_SOCKET_TOS_CONFIG does not apply${raw !== undefined ? ' (ENV-001 reports it)' : ''}`, [], '');
+      return result('na', `not NCCLX (${ctx.reasoning.choice.version.raw}): NCCL_SOCKET_TOS_CONFIG does not apply${raw !== undefined ? ' (ENV-001 reports it)' : ''}`, [], '');
     }
     const inv = markingInventory(ctx.snapshot.kernel);
     const site = inv ? siteDscps(inv) : [];

@@ -4,7 +4,7 @@
 
 import { ibModel, type IbModel } from '../model/nccl/ib-report.js';
 import type { Check, CheckContext } from '../model/doctor/types.js';
-import { findingResults } from '../model/result/build.js';
+import { findingResults, notApplicable } from '../model/result/build.js';
 import type { Evidence, Family, FixId } from '../model/result/types.js';
 
 interface Spec {
@@ -65,12 +65,20 @@ function evidenceOf(m: IbModel): Evidence[] {
   return [{ kind: 'value', source: `ncclx model of NCCL ${r.ncclVersion} IB transport`, value: used.length ? `ports used: ${used.join(', ')}` : 'no port used' }];
 }
 
+/** Checks of a variable's grammar (and of the RDMA part itself): they apply with or without devices. */
+const JUDGED_WITHOUT_DEVICES = new Set(['IB-016', 'IB-025', 'IB-026', 'IB-030', 'IB-033', 'IB-034']);
+
 export const rdmaChecks: Check[] = SPECS.map((spec) => ({
   id: spec.id,
   title: spec.title,
   family: spec.family ?? 'rdma',
   run(ctx) {
     const m = modelOf(ctx);
-    return findingResults(m.report.findings.filter((f) => f.id === spec.id), spec, evidenceOf(m), spec.fixIds);
+    const found = m.report.findings.filter((f) => f.id === spec.id);
+    // On a node without RDMA devices a device check has nothing to judge; the variables' own grammar still does.
+    if (found.length === 0 && ctx.snapshot.rdma && ctx.snapshot.rdma.devices.length === 0 && !JUDGED_WITHOUT_DEVICES.has(spec.id)) {
+      return [notApplicable(`no RDMA device: ${spec.title.charAt(0).toLowerCase()}${spec.title.slice(1)} does not apply`)];
+    }
+    return findingResults(found, spec, evidenceOf(m), spec.fixIds);
   },
 }));

@@ -43,7 +43,7 @@ const routeTarget: Check = {
   run(ctx) {
     const vars = ctx.reasoning.env.vars;
     const wanted = (['NCCL_COMM_ID', 'MASTER_ADDR'] as const).filter((v) => vars[v] !== undefined && vars[v] !== '');
-    if (wanted.length === 0) return result('ok', 'neither NCCL_COMM_ID nor MASTER_ADDR is set: no route to compare', [], '');
+    if (wanted.length === 0) return result('na', 'neither NCCL_COMM_ID nor MASTER_ADDR is set: no route to compare', [], '');
     const kernel = ctx.snapshot.kernel;
     if (!kernel) return unknownResult('route to MASTER_ADDR / NCCL_COMM_ID', NO_KERNEL_PART);
     const boot = ctx.selection.bootstrap.selected[0];

@@ -54,7 +54,7 @@ const numaPlacement: Check = {
     const rdma = rdmaOf(ctx);
     const pci = pciOf(ctx);
     if (!rdma || !pci || !pci.present) return unknownBecause('no PCI or RDMA data in this snapshot (/sys/bus/pci/devices not readable)', 'Cannot compare GPU and NIC placement.');
-    if (pci.gpus.length === 0 || rdma.devices.length === 0) return ok(pci.gpus.length === 0 ? 'no NVIDIA GPUs visible: nothing to place' : 'no RDMA devices: nothing to place');
+    if (pci.gpus.length === 0 || rdma.devices.length === 0) return result('na', pci.gpus.length === 0 ? 'no NVIDIA GPUs visible: nothing to place' : 'no RDMA devices: nothing to place', [], '');
     const numaOf = (d: RdmaDevice): number | null => {
       const n = d.pci?.numaNode;
       return typeof n === 'string' && /^-?\d+$/.test(n) ? Number(n) : null;

@@ -11,7 +11,7 @@ import { nameList, plural } from '../model/compare/groups.js';
 import { RAIL_FIELDS, type RailCell, type RailField, type RailRow } from '../model/compare/rails.js';
 import type { ValueGroup } from '../model/compare/types.js';
 
-const MARK: Record<Severity, string> = { ok: '✓', info: 'i', warn: '!', error: '✗', unknown: '?' };
+const MARK: Record<Severity, string> = { na: '-', ok: '✓', info: 'i', warn: '!', error: '✗', unknown: '?' };
 
 function mark(sev: Severity, s: Style): string {
   const m = MARK[sev];

@@ -30,8 +30,8 @@ export function remediationText(r: Remediation | null): string {
 }
 
 /** `fix:` lines under a finding: the first after the label, the rest aligned under it. */
-export function fixLines(lines: string[], s: { dim(t: string): string }, indent = '      '): string[] {
-  return lines.map((l, i) => (i === 0 ? `${indent}${s.dim('fix:')} ${l}` : `${indent}     ${l}`));
+export function fixLines(lines: string[], s: { dim(t: string): string }, indent = '      ', label = 'fix:'): string[] {
+  return lines.map((l, i) => (i === 0 ? `${indent}${s.dim(label)} ${l}` : `${indent}${' '.repeat(label.length + 1)}${l}`));
 }
 
 /** The remediation in the JSON shape of docs/doctor-json.md: every key present, empty when unused. */

@@ -179,11 +179,11 @@ export type Change = 'new' | 'resolved' | 'same';
 
 /** Problems (not ok) under the what-if, and the node's problems the what-if resolves; new ones first. */
 export function problemDiff(base: CheckResult[], now: CheckResult[]): { result: CheckResult; change: Change }[] {
-  const problem = (r: CheckResult) => r.severity !== 'ok';
+  const problem = (r: CheckResult) => r.severity !== 'ok' && r.severity !== 'na';
   const baseKeys = new Set(base.filter(problem).map(resultKey));
   const nowKeys = new Set(now.filter(problem).map(resultKey));
   const rank: Record<Change, number> = { new: 0, resolved: 1, same: 2 };
-  const sev: Record<Severity, number> = { error: 0, warn: 1, unknown: 2, info: 3, ok: 4 };
+  const sev: Record<Severity, number> = { error: 0, warn: 1, unknown: 2, info: 3, ok: 4, na: 5 };
   const out = [
     ...now.filter(problem).map((r) => ({ result: r, change: (baseKeys.has(resultKey(r)) ? 'same' : 'new') as Change })),
     ...base.filter((r) => problem(r) && !nowKeys.has(resultKey(r))).map((r) => ({ result: r, change: 'resolved' as Change })),

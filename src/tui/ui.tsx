@@ -7,8 +7,8 @@ import type { Severity } from '../model/result/types.js';
 import { visible } from '../report/display.js';
 import { useColor, type ColorName } from './screen.js';
 
-export const MARKS: Record<Severity, string> = { ok: '[✓]', info: '[i]', warn: '[!]', error: '[✗]', unknown: '[?]' };
-export const SEVERITY_COLOR: Record<Severity, ColorName> = { ok: 'green', info: 'blue', warn: 'yellow', error: 'red', unknown: 'magenta' };
+export const MARKS: Record<Severity, string> = { na: '[-]', ok: '[✓]', info: '[i]', warn: '[!]', error: '[✗]', unknown: '[?]' };
+export const SEVERITY_COLOR: Record<Severity, ColorName> = { na: 'gray', ok: 'green', info: 'blue', warn: 'yellow', error: 'red', unknown: 'magenta' };
 
 export function Mark({ severity }: { severity: Severity }) {
   const c = useColor();

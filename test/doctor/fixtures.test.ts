@@ -18,7 +18,7 @@ const FIX = join(__dirname, '../fixtures');
 const HOME = mkdtempSync(join(tmpdir(), 'ncclx-doctor-home-'));
 const VERSION = '2.28.3';
 
-type Severity = 'ok' | 'info' | 'warn' | 'error' | 'unknown';
+type Severity = 'na' | 'ok' | 'info' | 'warn' | 'error' | 'unknown';
 interface Evidence {
   kind: string;
   source: string;
@@ -37,7 +37,7 @@ interface DoctorJson {
   host: string;
   ncclVersion: string;
   versionSource: string;
-  summary: { errors: number; warnings: number; ok: number; info: number; unknown: number };
+  summary: { errors: number; warnings: number; ok: number; info: number; unknown: number; notApplicable: number };
   exitCode: number;
   results: Result[];
 }
@@ -57,7 +57,7 @@ function doctorJson(root: string, extra: string[] = []): { code: number | null; 
 function notOk(j: DoctorJson, skip: string[] = []): Record<string, number> {
   const out: Record<string, number> = {};
   for (const r of j.results) {
-    if (r.severity === 'ok') continue;
+    if (r.severity === 'ok' || r.severity === 'na') continue;
     const key = `${r.id}:${r.severity}`;
     if (skip.includes(key)) continue;
     out[key] = (out[key] ?? 0) + 1;
@@ -325,10 +325,43 @@ describe('roce-healthy: nothing to report', () => {
     expect(sock[1]!.value).toBe('bootstrap: eno1 192.168.50.12; socket: eno1 192.168.50.12; IB OOB: eno1 192.168.50.12');
     expect(of(j, 'IB-001')[0]!.evidence[0]!.value).toBe(`ports used: ${[0, 1, 2, 3, 4, 5, 6, 7].map((k) => `mlx5_${k}:1 GID 3`).join(', ')}`);
   });
-  it('text report: last line "0 errors, 0 warnings, N ok"', () => {
-    const r = ncclx(['doctor', '--root', join(FIX, 'roce-healthy'), '--no-color']);
+  it('text report: quiet when healthy — one line per family, and the last line counts every severity', () => {
+    const r = ncclx(['doctor', '--root', join(FIX, 'roce-healthy'), '--no-color', '--nccl-version', VERSION]);
     expect(r.code).toBe(0);
-    expect(r.out.trim().split('\n').pop()).toMatch(/^0 errors, 0 warnings, \d+ ok$/);
+    const lines = r.out.trim().split('\n');
+    expect(lines.pop()).toMatch(/^0 errors, 0 warnings, 0 unknown, \d+ info, \d+ ok(, \d+ not applicable)?$/);
+    expect(lines.filter((l) => l.startsWith('['))).toEqual(expect.arrayContaining([expect.stringMatching(/^\[✓\] Socket interfaces \(\d+ checks/), expect.stringMatching(/^\[✓\] RDMA devices and GIDs \(\d+ checks/)]));
+    // Healthy: no per-check line at all.
+    expect(lines.filter((l) => /^ {2}[✓!✗?i-] /.test(l))).toEqual([]);
+    expect(lines.length).toBeLessThan(20);
+  });
+  it('text report: problems expanded once per check — ARP-002 on 8 netdevs is one statement with one why and one fix', () => {
+    const r = ncclx(['doctor', '--root', join(FIX, 'roce-one-subnet'), '--no-color', '--nccl-version', VERSION]);
+    const arp2 = r.out.split('\n').filter((l) => /^ +. ARP-002/.test(l));
+    expect(arp2).toHaveLength(1);
+    expect(arp2[0]).toMatch(/✗ ARP-002 +arp_announce=0: .* — on 8: enp12s0np0, enp42s0np0, /);
+    const block = r.out.slice(r.out.indexOf('✗ ARP-002'), r.out.indexOf('! ARP-004'));
+    expect(block.match(/why:/g)).toHaveLength(1);
+    expect(block.match(/^ +fix:/gm)).toHaveLength(1);
+    expect(block).toMatch(/With several RDMA netdevs in one subnet/);
+    expect(block.match(/With several RDMA netdevs in one subnet/g)).toHaveLength(1);
+  });
+  it('every unknown says what would make it known (JSON remediation, "to know:" in the text)', () => {
+    let unknowns = 0;
+    for (const node of Object.keys(EXPECTED)) {
+      for (const r of runs[node]!.j.results.filter((x) => x.severity === 'unknown')) {
+        unknowns++;
+        expect(r.remediation?.advice, `${node} ${r.id}`).toMatch(/\S/);
+      }
+    }
+    // A snapshot without its kernel part: the QoS checks are unknown and say how to know.
+    const snap = join(HOME, 'no-kernel.json');
+    const j = JSON.parse(ncclx(['snapshot', '--root', join(FIX, 'roce-one-subnet')]).out);
+    delete j.kernel;
+    writeFileSync(snap, JSON.stringify(j));
+    const text = ncclx(['doctor', '--snapshot', snap, '--no-color', '--nccl-version', VERSION, '--only', 'QOS-002']).out;
+    expect(text).toMatch(/\? QOS-002 .*\n(?:.*\n)*? +to know: Take the snapshot again/);
+    expect(unknowns + 1).toBeGreaterThan(0);
   });
 });
 
@@ -342,20 +375,37 @@ describe('RoCE LAG', () => {
 
 describe('exit codes, --format prom, --only and --skip', () => {
   const one = join(FIX, 'roce-one-subnet');
-  it('--format prom: one gauge per check (worst severity), totals, the same exit code', () => {
+  it('--format prom: one status series per check (state as the value), totals, the same exit code', () => {
     const r = ncclx(['doctor', '--format', 'prom', '--root', one, '--nccl-version', VERSION]);
     expect(r.code).toBe(1);
-    const gauges = r.out.split('\n').filter((l) => l.startsWith('ncclx_check{'));
+    const gauges = r.out.split('\n').filter((l) => l.startsWith('ncclx_check_status{'));
     expect(gauges).toHaveLength(CHECK_IDS.length);
-    expect(r.out).toMatch(/^# TYPE ncclx_check gauge$/m);
-    expect(gauges).toContain('ncclx_check{id="ARP-001",family="arp",severity="warn",host="gpu-roce-07"} 1');
-    expect(gauges).toContain('ncclx_check{id="ARP-002",family="arp",severity="error",host="gpu-roce-07"} 1');
-    expect(gauges).toContain('ncclx_check{id="ARP-003",family="arp",severity="ok",host="gpu-roce-07"} 1');
-    // ARP-004 has an ok result (enp12s0np0) and warnings: the gauge carries the worst.
-    expect(gauges).toContain('ncclx_check{id="ARP-004",family="arp",severity="warn",host="gpu-roce-07"} 1');
+    expect(r.out).toMatch(/^# TYPE ncclx_check_status gauge$/m);
+    expect(gauges).toContain('ncclx_check_status{id="ARP-001",family="arp",host="gpu-roce-07"} 1');
+    expect(gauges).toContain('ncclx_check_status{id="ARP-002",family="arp",host="gpu-roce-07"} 2');
+    expect(gauges).toContain('ncclx_check_status{id="ARP-003",family="arp",host="gpu-roce-07"} 0');
+    // ARP-004 has an ok result (enp12s0np0) and warnings: the series carries the worst.
+    expect(gauges).toContain('ncclx_check_status{id="ARP-004",family="arp",host="gpu-roce-07"} 1');
     expect(r.out).toMatch(/^ncclx_results\{severity="error",host="gpu-roce-07"\} 8$/m);
     expect(r.out).toMatch(/^ncclx_results\{severity="warn",host="gpu-roce-07"\} 9$/m);
-    expect(r.out).toMatch(/^ncclx_last_run_timestamp_seconds\{host="gpu-roce-07",nccl_version="2\.28\.3"\} \d+$/m);
+    expect(r.out).toMatch(/^ncclx_last_run_timestamp_seconds\{host="gpu-roce-07"\} \d+$/m);
+  });
+  it('--format prom: the same series whatever the state (a healthy and a broken node differ only in values)', () => {
+    const series = (root: string) => ncclx(['doctor', '--format', 'prom', '--root', root, '--nccl-version', VERSION]).out.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.replace(/ \S+$/, '').replace(/host="[^"]*"/, 'host=""').replace(/,?nccl_version="[^"]*"|,?profile="[^"]*"/g, ''));
+    expect(series(join(FIX, 'roce-healthy'))).toEqual(series(one));
+  });
+  describe('promtool', () => {
+    const promtool = spawnSync('sh', ['-c', 'command -v promtool']).status === 0;
+    const CI = !!process.env['CI'] && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
+    (promtool || CI ? it : it.skip)(`check metrics is clean${promtool || CI ? '' : ' — skipped: promtool not installed (apt-get install prometheus); CI installs it and never skips'}`, () => {
+      expect(promtool, 'apt-get install prometheus').toBe(true);
+      for (const root of [one, join(FIX, 'roce-healthy'), join(FIX, 'efa')]) {
+        const text = ncclx(['doctor', '--format', 'prom', '--root', root, '--nccl-version', VERSION]).out;
+        const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+        expect(r.status, r.stdout + r.stderr).toBe(0);
+        expect((r.stdout + r.stderr).trim()).toBe('');
+      }
+    });
   });
   it('--only takes prefixes and ids; the exit code follows the selected checks', () => {
     const arp = doctorJson(one, ['--nccl-version', VERSION, '--only', 'ARP']);

@@ -13,9 +13,10 @@ const ncclx = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { 
 describe('ib map follows ibdev2netdev: carrier 1 → Up, else Down, no carrier file → NA', () => {
   const root = join(tempDir('ncclx-map-'), 'node');
   cpSync(join(FIX, 'roce-bond'), root, { recursive: true });
-  // operstate stays "up" on all three: only the carrier decides.
+  // operstate is "up" on all three: only the carrier decides (the fixture records ens5np0 without carrier and bond0 without the file).
+  writeFileSync(join(root, 'sys/class/net/ens2np0/carrier'), '1\n');
   writeFileSync(join(root, 'sys/class/net/ens5np0/carrier'), '0\n');
-  rmSync(join(root, 'sys/class/net/bond0/carrier'));
+  rmSync(join(root, 'sys/class/net/bond0/carrier'), { force: true });
   it('Up, Down and NA as the carrier file says', () => {
     const r = ncclx(['ib', 'map', '--root', root]);
     expect(r.stdout.split('\n').filter(Boolean)).toEqual(['mlx5_2 port 1 ==> ens2np0 (Up)', 'mlx5_3 port 1 ==> ens5np0 (Down)', 'mlx5_bond_0 port 1 ==> bond0 (NA)']);

@@ -97,11 +97,11 @@ describe('which RDMA netdevs share a subnet', () => {
 });
 
 describe('ARP-001 shared subnet', () => {
-  it('unknown without an RDMA part, ok without RDMA netdevs or when each rail has its subnet', () => {
+  it('unknown without an RDMA part, not applicable without RDMA netdevs, ok or when each rail has its subnet', () => {
     const noRdma = withParts(twoRails(), { rdma: null });
     delete noRdma.rdma;
     expect(check(ctxFor(noRdma), 'ARP-001')[0]).toMatchObject({ severity: 'unknown', summary: expect.stringMatching(/no RDMA part/) });
-    expect(brief(check(ctxFor(withParts(twoRails(), { rdma: rdmaPart([]) })), 'ARP-001'))).toEqual([['ok', 'no RDMA netdevs: multi-rail ARP does not apply']]);
+    expect(brief(check(ctxFor(withParts(twoRails(), { rdma: rdmaPart([]) })), 'ARP-001'))).toEqual([['na', 'no RDMA netdevs: multi-rail ARP does not apply']]);
     expect(severities(check(ctxFor(twoRails({}, ['10.0.1.1/24', '10.0.2.1/24'])), 'ARP-001'))).toEqual(['ok']);
   });
   it('warns with the fixes when not set up; info once ARP, rp_filter and policy routing are right', () => {

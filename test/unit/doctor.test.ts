@@ -25,7 +25,7 @@ describe('check registry', () => {
     expect(r[0]!.summary).toMatch(/kaput/);
   });
   it('--only and --skip take ids and prefixes', () => {
-    expect(selectChecks(ALL_CHECKS, ['ENV'], undefined).map((c) => c.id)).toEqual(['ENV-001', 'ENV-002']);
+    expect(selectChecks(ALL_CHECKS, ['ENV'], undefined).map((c) => c.id)).toEqual(['ENV-001', 'ENV-002', 'ENV-003']);
     expect(selectChecks(ALL_CHECKS, ['SOCK-004'], undefined).map((c) => c.id)).toEqual(['SOCK-004']);
     expect(selectChecks(ALL_CHECKS, undefined, ['SOCK']).every((c) => !c.id.startsWith('SOCK'))).toBe(true);
   });
@@ -37,12 +37,12 @@ describe('socket and env checks', () => {
   const SOCKET_ENV = selectChecks(ALL_CHECKS, ['SOCK', 'ENV'], ['SOCK-031']);
   it('a healthy node: everything ok, exit 0', () => {
     const run = runDoctor(SOCKET_ENV, ctxOf({ NCCL_SOCKET_IFNAME: '=eth1' }));
-    expect(run.results.filter((r) => r.severity !== 'ok')).toEqual([]);
+    expect(run.results.filter((r) => r.severity !== 'ok' && r.severity !== 'na')).toEqual([]);
     expect(exitCodeFor(run.results)).toBe(0);
   });
   it('the prefix trap is a warning with a pasteable fix; a typo gets did-you-mean', () => {
     const run = runDoctor(SOCKET_ENV, ctxOf({ NCCL_SOCKET_IFNAME: 'eth1', NCCL_SOCKET_IFACE: 'eth1' }));
-    const bad = run.results.filter((r) => r.severity !== 'ok');
+    const bad = run.results.filter((r) => r.severity !== 'ok' && r.severity !== 'na');
     expect(bad.map((r) => r.checkId)).toEqual(['SOCK-004', 'ENV-001']);
     expect(bad[0]!.remediation).toEqual({ env: { NCCL_SOCKET_IFNAME: '=eth1' } });
     expect(bad[1]!.summary).toMatch(/did you mean NCCL_SOCKET_IFNAME/);
@@ -72,11 +72,13 @@ describe('doctor output', () => {
   const run = runDoctor(ALL_CHECKS, ctxOf({ NCCL_SOCKET_IFNAME: 'nomatch' }));
   it('text: family groups, marks, last line counts', () => {
     const text = renderDoctorText(run, makeStyle(false), false);
-    expect(text).toMatch(/^Socket interfaces$/m);
+    expect(text).toMatch(/^\[✗\] Socket interfaces \(\d+ checks/m);
     expect(text).toMatch(/^  ✗ SOCK-001 /m);
-    expect(text).toMatch(/^  ✓ SOCK-002 /m);
+    // Default: problems only; -v: every check.
+    expect(text).not.toMatch(/^  ✓ SOCK-002 /m);
+    expect(renderDoctorText(run, makeStyle(false), true)).toMatch(/^  ✓ SOCK-002 /m);
     const last = text.trim().split('\n').pop();
-    expect(last).toMatch(/^\d+ errors?, \d+ warnings?, \d+ ok$/);
+    expect(last).toMatch(/^\d+ errors?, \d+ warnings?, \d+ unknown, \d+ info, \d+ ok(, \d+ not applicable)?$/);
     expect(renderDoctorText(run, makeStyle(false), true)).toMatch(/fix: .*:\n {11}export NCCL_SOCKET_IFNAME=/);
   });
   it('json: every result with id, severity, evidence and remediation', () => {
@@ -85,14 +87,15 @@ describe('doctor output', () => {
     const r = j.results.find((x) => x.id === 'SOCK-001' && x.severity === 'error')!;
     expect(r.family).toBe('socket');
     expect(r.evidence.length).toBeGreaterThan(0);
-    expect(j.schemaVersion).toBe(2);
+    expect(j.schemaVersion).toBe(3);
     expect(r.remediation).toMatchObject({ env: { NCCL_SOCKET_IFNAME: expect.stringMatching(/^=/) }, commands: [], fixIds: [] });
   });
-  it('prometheus: one gauge per check with id and severity labels', () => {
+  it('prometheus: one status series per check, the state as its value', () => {
     const text = renderPrometheus(run, 1_700_000_000_000);
-    const gauges = text.split('\n').filter((l) => l.startsWith('ncclx_check{'));
+    const gauges = text.split('\n').filter((l) => l.startsWith('ncclx_check_status{'));
     expect(gauges).toHaveLength(run.checks.length);
-    expect(text).toMatch(/^ncclx_check\{id="SOCK-001",family="socket",severity="error",host="node1"\} 1$/m);
-    expect(text).toMatch(/^ncclx_last_run_timestamp_seconds\{host="node1",nccl_version="2.28.3"\} 1700000000$/m);
+    expect(text).toMatch(/^ncclx_check_status\{id="SOCK-001",family="socket",host="node1"\} 2$/m);
+    expect(text).toMatch(/^ncclx_nccl_info\{host="node1",nccl_version="2.28.3",profile="nccl>=2.28.3"\} 1$/m);
+    expect(text).toMatch(/^ncclx_last_run_timestamp_seconds\{host="node1"\} 1700000000$/m);
   });
 });

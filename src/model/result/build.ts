@@ -8,6 +8,11 @@ export function result(severity: Severity, summary: string, evidence: Evidence[]
   return { severity, summary, evidence, why, remediation: remediation && isEmpty(remediation) ? null : remediation };
 }
 
+/** A check that does not apply to this node (no RDMA device for an RDMA check): neither ok nor unknown. */
+export function notApplicable(summary: string): Outcome {
+  return result('na', summary, [], '');
+}
+
 export function ok(summary: string, evidence: Evidence[] = []): Outcome {
   return result('ok', summary, evidence, '');
 }

@@ -3,12 +3,13 @@
 // (explain, ib) and compare all produce these; only src/report turns them into
 // text, quoted for where the text goes.
 
-export type Severity = 'ok' | 'info' | 'warn' | 'error' | 'unknown';
+/** `na`: the check does not apply to this node (no RDMA device for an RDMA check); ranked below ok and counted apart. */
+export type Severity = 'na' | 'ok' | 'info' | 'warn' | 'error' | 'unknown';
 
 /** Severities a finding (something NCCL will do that the user did not mean) can have. */
 export type FindingSeverity = 'error' | 'warn' | 'info';
 
-export const SEVERITY_RANK: Record<Severity, number> = { ok: 0, info: 1, unknown: 2, warn: 3, error: 4 };
+export const SEVERITY_RANK: Record<Severity, number> = { na: 0, ok: 1, info: 2, unknown: 3, warn: 4, error: 5 };
 
 export type Family = 'socket' | 'env' | 'rdma' | 'arp' | 'candidates' | 'qos' | 'gdr' | 'topology';
 
@@ -106,15 +107,18 @@ export interface Counts {
   ok: number;
   info: number;
   unknown: number;
+  /** Checks that do not apply to this node. */
+  notApplicable: number;
 }
 
 export function countResults(results: { severity: Severity }[]): Counts {
-  const c: Counts = { errors: 0, warnings: 0, ok: 0, info: 0, unknown: 0 };
+  const c: Counts = { errors: 0, warnings: 0, ok: 0, info: 0, unknown: 0, notApplicable: 0 };
   for (const r of results) {
     if (r.severity === 'error') c.errors++;
     else if (r.severity === 'warn') c.warnings++;
     else if (r.severity === 'ok') c.ok++;
     else if (r.severity === 'info') c.info++;
+    else if (r.severity === 'na') c.notApplicable++;
     else c.unknown++;
   }
   return c;

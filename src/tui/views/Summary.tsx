@@ -16,7 +16,7 @@ export function summaryRows(run: DoctorRun, problemsOnly: boolean): Row[] {
   const rows: Row[] = [];
   let n = 0;
   for (const family of families) {
-    const results = run.results.filter((r) => familyOf.get(r.checkId) === family && (!problemsOnly || r.severity !== 'ok'));
+    const results = run.results.filter((r) => familyOf.get(r.checkId) === family && (!problemsOnly || r.severity !== 'ok' && r.severity !== 'na'));
     if (results.length === 0) continue;
     rows.push({ kind: 'family', family });
     for (const result of results) rows.push({ kind: 'result', result, n: n++ });
