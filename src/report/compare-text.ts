@@ -81,6 +81,50 @@ function consensusRails(rails: RailRow[], s: Style): string[] {
   return table([header, ...rows], '  ', (ri, _ci, text) => (ri === 0 ? s.dim(text) : text.includes('≠') ? s.warn(text) : text));
 }
 
+type NodeField = 'ncclVersion' | 'network' | 'rails' | 'netDevices' | 'bootstrap' | 'gdr';
+const NODE_FIELDS: [NodeField, string][] = [['ncclVersion', 'NCCL'], ['network', 'network'], ['rails', 'rails'], ['netDevices', 'NET devs'], ['bootstrap', 'bootstrap'], ['gdr', 'GPUDirect RDMA']];
+
+/** The most common value of each field, and each node's differences from it: the outliers first, the rest in one line. */
+function outlierNodes(r: CompareReport, s: Style): string[] {
+  // The bootstrap interface, not its address (every node has its own).
+  const val = (n: CompareReport['nodes'][number], f: NodeField) => (f === 'bootstrap' ? v(n.bootstrap).split(' ')[0]! : v(n[f]));
+  const mode = {} as Record<NodeField, string>;
+  for (const [f] of NODE_FIELDS) {
+    const counts = new Map<string, number>();
+    for (const n of r.nodes) counts.set(val(n, f), (counts.get(val(n, f)) ?? 0) + 1);
+    mode[f] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  }
+  const diffs = r.nodes
+    .map((n) => ({ node: n.node, how: NODE_FIELDS.filter(([f]) => val(n, f) !== mode[f]).map(([f, label]) => `${label} ${val(n, f)} (most: ${mode[f]})`) }))
+    .filter((d) => d.how.length);
+  const out = ['', s.bold(`Nodes that differ (${diffs.length} of ${r.nodes.length})`)];
+  // Nodes that differ the same way are said once.
+  const byHow = new Map<string, string[]>();
+  for (const d of diffs) byHow.set(d.how.join(', '), [...(byHow.get(d.how.join(', ')) ?? []), d.node]);
+  for (const [how, nodes] of byHow) out.push(`  ${mark('warn', s)} ${nameList(nodes, 8)}: ${how}`);
+  if (diffs.length === 0) out.push(`  ${mark('ok', s)} none`);
+  const rest = r.nodes.length - diffs.length;
+  if (rest) out.push(`  ${s.dim(`${diffs.length ? 'the other' : 'all'} ${rest}:`)} ${NODE_FIELDS.map(([f, label]) => `${label} ${mode[f]}`).join(', ')}`);
+  return out;
+}
+
+/** Per rail, the values that are not the majority's, with the nodes that have them. */
+function railOutliers(rails: RailRow[], s: Style): string[] {
+  const out: string[] = [];
+  for (const row of rails) {
+    if (row.missingOn.length) out.push(`  ${mark('error', s)} rail ${row.rail} missing on ${nameList(row.missingOn, 8)}`);
+    for (const f of row.mismatches) {
+      const [top, ...others] = row.values[f];
+      for (const g of others) {
+        const value = f === 'rate' ? rateShort((g.value as string | null) ?? null) : v(g.value);
+        const most = f === 'rate' ? rateShort((top?.value as string | null) ?? null) : v(top?.value);
+        out.push(`  ${mark('warn', s)} rail ${row.rail} ${HEAD[f]} ${value} (most: ${most}) on ${g.nodes ? nameList(g.nodes, 8) : plural(g.count, 'node')}`);
+      }
+    }
+  }
+  return out;
+}
+
 export function renderCompareText(r: CompareReport, s: Style, verbose: boolean): string {
   const out: string[] = [];
   const versions = r.consistency.ncclVersions.map((g) => g.value).join(', ');
@@ -91,10 +135,10 @@ export function renderCompareText(r: CompareReport, s: Style, verbose: boolean):
     for (const k of r.inputs.skipped) out.push(`  ${mark('error', s)} ${k.file}: ${k.problem}`);
   }
 
-  if (r.nodes.length && r.nodes.length <= 64) {
+  if (r.nodes.length && verbose) {
     out.push('', s.bold('Nodes'));
     out.push(...table([['node', 'NCCL', 'network', 'rails', 'NET devs', 'bootstrap', 'GDR'].map((h) => h), ...r.nodes.map((n) => [n.node, n.versionAssumed ? `? (${n.ncclVersion})` : n.ncclVersion, n.network, String(n.rails), String(n.netDevices), v(n.bootstrap), n.gdr])], '  ', (ri, _c, t) => (ri === 0 ? s.dim(t) : t)));
-  }
+  } else if (r.nodes.length) out.push(...outlierNodes(r, s));
 
   const sym = r.symmetric;
   out.push('', s.bold('Symmetric RDMA set'));
@@ -115,8 +159,12 @@ export function renderCompareText(r: CompareReport, s: Style, verbose: boolean):
   const rp = r.rails;
   out.push('', s.bold('Rail plan') + s.dim(`  (rail k = NCCL device [k]; devices per node: ${groupsText(rp.counts)}; fabric: ${rp.fabric})`));
   if (rp.rails.length === 0) out.push(`  ${s.dim('no node uses NCCL\'s IB transport')}`);
-  else if (rp.rails.every((x) => x.perNode)) for (const row of rp.rails) out.push(...railBlock(row, s));
-  else out.push(...consensusRails(rp.rails, s));
+  else if (verbose && rp.rails.every((x) => x.perNode)) for (const row of rp.rails) out.push(...railBlock(row, s));
+  else {
+    // One line per rail (the majority), then the nodes that differ on each rail and how.
+    out.push(...consensusRails(rp.rails, s));
+    out.push(...railOutliers(rp.rails, s));
+  }
 
   if (r.mesh) {
     const m = r.mesh;

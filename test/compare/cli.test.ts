@@ -41,10 +41,25 @@ describe('ncclx compare', () => {
   it('a healthy directory: exit 0, every section, no colour when not a terminal', () => {
     const r = ncclx(['compare', healthy]);
     expect(r.code).toBe(0);
-    for (const h of ['Nodes', 'Symmetric RDMA set', 'Rail plan', 'Bootstrap', 'Consistency', 'Findings']) expect(r.out).toContain(`\n${h}`);
+    for (const h of ['Nodes that differ (0 of 4)', 'Symmetric RDMA set', 'Rail plan', 'Bootstrap', 'Consistency', 'Findings']) expect(r.out).toContain(`\n${h}`);
     expect(r.out).toContain('RDMA_PEER_IFACES=enp24s0np0 enp58s0np0 enp75s0np0 enp92s0np0 enp154s0np0 enp186s0np0 enp202s0np0 enp218s0np0');
-    expect(r.out).toMatch(/gpu00004\s+mlx5_7:1\s+enp218s0np0\s+10\.7\.0\.5\/16\s+10\.7\.0\.0\/16\s+9000\s+400G\s+Ethernet\s+3\s+RoCE v2 IPv4/);
+    // Healthy: the majority in one line, no per-node rows.
+    expect(r.out).toMatch(/^ {2}all 4: NCCL 2\.28\.3, network IB, /m);
+    expect(r.out).not.toMatch(/gpu00004\s+mlx5_7:1/);
     expect(r.out).toMatch(/0 errors, 0 warnings, \d+ ok/);
+    // -v: every node on every rail.
+    const v = ncclx(['compare', healthy, '-v']);
+    expect(v.out).toMatch(/gpu00004\s+mlx5_7:1\s+enp218s0np0\s+10\.7\.0\.5\/16\s+10\.7\.0\.0\/16\s+9000\s+400G\s+Ethernet\s+3\s+RoCE v2 IPv4/);
+    expect(v.out).toContain('\nNodes\n');
+  });
+  it('100 nodes, two faulty: the outliers first with how they differ, the majority in one line', () => {
+    const r = ncclx(['compare', many]);
+    expect(r.out).toMatch(/\nNodes that differ \(\d of 100\)\n/);
+    expect(r.out).toMatch(/^ {2}the other 9\d: NCCL /m);
+    expect(r.out).toMatch(/rail \d+ (missing on|subnet .* on) gpu000(11|51)/);
+    const lines = r.out.split('\n').length;
+    expect(lines).toBeLessThan(90);
+    expect(ncclx(['compare', many, '-v']).out.split('\n').length).toBeGreaterThan(lines + 100);
     expect(r.out).not.toMatch(/\x1b\[/);
   });
 

@@ -66,7 +66,7 @@ if (RUN) {
       expect(marks[1]!.evidence[0]!.value).toBe('-A POSTROUTING -p tcp -m tcp --dport 29500:29999 -j DSCP --set-dscp 0x1a');
       expect(marks[0]!.fixIds).toEqual(['dscp-marking']);
       // No RDMA device in the namespace: NCCL_IB_TC has nothing to apply to (the RoCE path is tested on fixture ports in test/unit/qos.test.ts).
-      expect(r.of('QOS-003')[0]).toMatchObject({ severity: 'ok', summary: 'no RoCE port: NCCL_IB_TC does not apply' });
+      expect(r.of('QOS-003')[0]).toMatchObject({ severity: 'na', summary: 'no RoCE port: NCCL_IB_TC does not apply' });
       expect(r.of('QOS-004')[0]!.severity).toBe('info');
       expect(r.of('QOS-004')[0]!.summary).toMatch(/RoCE data bypasses both .* ephemeral ports \(\d+-\d+\)/);
 
