@@ -18,6 +18,7 @@ import { socketLinks } from '../model/nccl/socket-links.js';
 import { result, run, setEnv, unknownResult, withFixes } from '../model/result/build.js';
 import type { Evidence, Outcome, Remediation } from '../model/result/types.js';
 import type { TcQdiscJson } from '../model/snapshot/kernel-types.js';
+import { isOwnQdisc } from '../model/fix/describe.js';
 
 const socketLinksOf = (ctx: CheckContext) => socketLinks(ctx.snapshot, ctx.selection);
 /** The NICs the site's marking is judged on: the RDMA netdevs and NCCL's socket links. */
@@ -94,6 +95,12 @@ const rootQdisc: Check = {
       const shaping = kinds.filter((q) => SHAPING.has(q.kind));
       const classful = kinds.filter((q) => CLASSFUL_OR_AQM.has(q.kind));
       const desc = `${describeQdisc(root)}${children.length ? ` over ${[...new Set(children.map((c) => c.kind))].join(', ')}` : ''}`;
+      if (isOwnQdisc(root)) {
+        // What `ncclx fix --only qdisc-priority` installed: marked traffic first, nothing to report.
+        fine.push(`${link}: ncclx's priority qdisc (${desc})`);
+        fineEv.push(...ev);
+        continue;
+      }
       if (shaping.length) {
         out.push(
           result(
@@ -295,9 +302,10 @@ const scope: Check = {
       ctx.reasoning.env.vars['NCCL_SOCKET_TOS_CONFIG'] !== undefined ||
       (kernel?.qdiscs.ok ? kernel.qdiscs.data.some((q) => q.root && (SHAPING.has(q.kind) || CLASSFUL_OR_AQM.has(q.kind))) : false);
     const text = `tc qdiscs and nftables/iptables act only on NCCL's TCP sockets (bootstrap, IB out-of-band, NET/Socket); RoCE data bypasses both — its class is NCCL_IB_TC. NCCL listens on ephemeral ports (${lo}-${hi}), so a rule for ports 29500-29999 catches PyTorch's TCPStore, not NCCL`;
-    return configured
-      ? result('info', text, ev, 'RoCE frames are built by the NIC from the QP\'s address vector and never enter the kernel\'s IP stack; NCCL binds every socket to port 0 (nccl-behavior.md §1.9).')
-      : result('ok', `${markingKnown(inv) ? 'no socket QoS configured' : 'socket QoS rules could not be read'}; ${text}`, ev, '');
+    if (configured) return result('info', text, ev, 'RoCE frames are built by the NIC from the QP\'s address vector and never enter the kernel\'s IP stack; NCCL binds every socket to port 0 (nccl-behavior.md §1.9).');
+    // Rules that could not be read may be there: that is not a pass (the unknown says how to know).
+    if (!inv || !markingKnown(inv)) return unknownResult('socket QoS rules', inv ? `the marking rules could not be read (${inv.missing.join('; ') || inv.unreadable.map((u) => u.reason).join('; ')})` : NO_KERNEL_PART, ev);
+    return result('na', `no socket QoS configured: nothing for tc / iptables to get wrong (${lo}-${hi} are NCCL's ephemeral ports)`, ev, '');
   },
 };
 

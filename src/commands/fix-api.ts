@@ -17,6 +17,7 @@ import { observe } from '../fix/apply.js';
 import { resolve } from 'node:path';
 
 export { commandsFor, opText } from '../fix/ops.js';
+export { isNotApplicable } from '../fix/plan.js';
 export type { ApplyEvent, ApplyOutcome, Fix, FixPlan, OpSpec } from '../model/fix/types.js';
 
 export interface ProposeOptions extends Partial<PlanOptions> {

@@ -157,7 +157,10 @@ async function runFix(opts: FixCliOptions): Promise<number> {
     return 2;
   }
   if (active.every((f) => f.ops.length === 0)) {
-    out(`Nothing changed: ${active.map((f) => f.id).join(', ')} already in place on ${plan.host}.\n`);
+    const na = active.filter((f) => f.notes.some(fix.isNotApplicable));
+    const inPlace = active.filter((f) => !na.includes(f));
+    if (na.length) out(`Nothing to do for ${na.map((f) => f.id).join(', ')} on ${plan.host}: ${na[0]!.notes.find(fix.isNotApplicable)}.\n`);
+    if (inPlace.length) out(`Nothing changed: ${inPlace.map((f) => f.id).join(', ')} already in place on ${plan.host}.\n`);
     return 0;
   }
   const problems = fix.preflight(active, { live: live || !!opts.plan });

@@ -65,6 +65,7 @@ function policyRouting(ctx: CheckContext, facts: PlanFacts): { ops: OpSpec[]; no
   if (!facts.tools.ip) return { ops: [], notes: [], blocked: 'ip is not installed (apt-get install iproute2)' };
   const needs = routingNeeds(ctx.snapshot);
   if ('error' in needs) return { ops: [], notes: [], blocked: needs.error };
+  if (needs.length === 0) return { ops: [], notes: [NOT_APPLICABLE_SHARED], blocked: null };
   const ops: OpSpec[] = [];
   const notes: string[] = [];
   const assigned: string[] = [];
@@ -332,6 +333,10 @@ const TITLES: Record<FixId, string> = {
   'sysctl-persist': 'sysctl.d drop-in, so the sysctl settings survive a reboot',
 };
 
+const NOT_APPLICABLE_SHARED = 'not applicable: no two RDMA netdevs share a subnet on this node (ARP-001), so there is nothing for it to set';
+/** A fix that has nothing to act on here (said once, instead of "already in place"). */
+export const isNotApplicable = (note: string) => note.startsWith('not applicable:');
+
 /** Every fix the doctor proposes, plus the ones asked for by name. */
 export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): FixPlan {
   const ctx = run.context;
@@ -344,9 +349,12 @@ export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): 
 
   const routing = wanted('policy-routing') || wanted('arp-sysctl') ? policyRouting(ctx, facts) : null;
   if (wanted('policy-routing')) add('policy-routing', routing!);
+  // ARP sysctls and rp_filter matter only where RDMA netdevs share a subnet (ARP-001).
+  const shared = ctx.snapshot.kernel && ctx.snapshot.rdma ? routingNeeds(ctx.snapshot) : null;
+  const noSharing = shared !== null && !('error' in shared) && shared.length === 0;
   if (wanted('arp-sysctl')) {
-    let ops = arpSysctl(ctx);
-    const notes: string[] = [];
+    let ops = noSharing ? [] : arpSysctl(ctx);
+    const notes: string[] = noSharing ? [NOT_APPLICABLE_SHARED] : [];
     // arp_filter=1 answers only where the route back leaves through the NIC: without the
     // policy routing this plan would make the other rails stop answering for their own address.
     const routingLeftOut = routing !== null && routing.ops.length > 0 && opts.only?.length && !opts.only.includes('policy-routing');
@@ -357,7 +365,7 @@ export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): 
     }
     add('arp-sysctl', { ops, notes, blocked: null });
   }
-  if (wanted('rp-filter')) add('rp-filter', { ops: rpFilter(ctx), notes: [], blocked: null });
+  if (wanted('rp-filter')) add('rp-filter', noSharing ? { ops: [], notes: [NOT_APPLICABLE_SHARED], blocked: null } : { ops: rpFilter(ctx), notes: [], blocked: null });
   if (wanted('dscp-marking') || markOpts) add('dscp-marking', dscpMarking(ctx, opts, facts));
   if (wanted('qdisc-priority')) add('qdisc-priority', qdiscPriority(ctx, opts, facts));
   const confFindings = confResolves(ctx, results);
@@ -365,7 +373,7 @@ export function planFixes(run: DoctorRun, opts: PlanOptions, facts: PlanFacts): 
     const body = ncclConf(ctx, opts, facts);
     fixes.push({ id: 'nccl-conf', title: TITLES['nccl-conf'], resolves: confFindings.map((r) => ({ checkId: r.checkId, severity: r.severity, summary: r.summary })), ...body });
   }
-  for (const f of fixes) if (f.ops.length === 0 && !f.blocked) f.notes.push('nothing to change: already in place');
+  for (const f of fixes) if (f.ops.length === 0 && !f.blocked && !f.notes.some(isNotApplicable)) f.notes.push('nothing to change: already in place');
   return { schema: PLAN_SCHEMA, host: ctx.snapshot.host.hostname, origin: opts.origin ?? { kind: 'root', path: '(unknown)' }, fixes: selectAndPersist(fixes, opts, facts) };
 }
 

@@ -28,7 +28,8 @@ function kindOf(st: import('node:fs').Stats): string {
  * The file's text (UTF-8), or why not: ENOENT/EACCES… from open, EISDIR or
  * ENOTREG for something that is not a regular file, EFBIG past `limit`.
  */
-export function readBounded(path: string, limit: number): BoundedRead {
+export function readBounded(path: string, limit: number, o: { kind?: boolean } = {}): BoundedRead {
+  const checkKind = o.kind ?? true;
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO with no writer must not hang; harmless on regular files.
@@ -38,8 +39,9 @@ export function readBounded(path: string, limit: number): BoundedRead {
     return { ok: false, code, message: code };
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) {
+    // sysfs attributes under a --root tree skip the fstat (tens of thousands of them); a directory still fails the read (EISDIR).
+    const st = checkKind ? fstatSync(fd) : null;
+    if (st && !st.isFile()) {
       const kind = kindOf(st);
       return { ok: false, code: st.isDirectory() ? 'EISDIR' : 'ENOTREG', message: `${kind}, not a regular file` };
     }
@@ -47,24 +49,27 @@ export function readBounded(path: string, limit: number): BoundedRead {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
+      // One scratch buffer for every read (a node has tens of thousands of tiny sysfs files); each chunk is copied out.
+      const want = Math.min(SCRATCH.length, limit + 1 - total);
       let n: number;
       try {
-        n = readSync(fd, buf, 0, buf.length, null);
+        n = readSync(fd, SCRATCH, 0, want, null);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
         return { ok: false, code, message: code };
       }
       if (n === 0) break;
-      chunks.push(n === buf.length ? buf : buf.subarray(0, n));
+      chunks.push(Buffer.from(SCRATCH.subarray(0, n)));
       total += n;
       if (total > limit) return { ok: false, code: 'EFBIG', message: `larger than the ${limitText(limit)} ncclx reads for such a file` };
     }
-    return { ok: true, text: Buffer.concat(chunks, total).toString('utf8'), bytes: total };
+    return { ok: true, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'), bytes: total };
   } finally {
     closeSync(fd);
   }
 }
+
+const SCRATCH = Buffer.allocUnsafe(64 * 1024);
 
 export function limitText(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;

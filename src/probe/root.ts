@@ -29,7 +29,8 @@ export class Root {
   read(p: string, limit: number = LIMITS.file): ReadResult {
     const forced = this.failing?.get(p);
     if (forced !== undefined) return { ok: false, error: forced };
-    const r = readBounded(this.path(p), limit);
+    // Files under /sys and /proc are attributes (regular files); anything else may be what a user pointed at.
+    const r = readBounded(this.path(p), limit, { kind: !/^\/(sys|proc)\//.test(p) });
     return r.ok ? { ok: true, value: r.text } : { ok: false, error: r.code === r.message ? r.code : `${r.code}: ${r.message}` };
   }
 

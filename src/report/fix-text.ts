@@ -61,7 +61,6 @@ function renderFix(f: Fix, s: Style): string[] {
     out.push(s.warn(`  not applicable: ${f.blocked}`));
     return out;
   }
-  if (f.ops.length === 0) out.push(s.ok('  nothing to change: already in place'));
   for (const op of f.ops) for (const c of commandsFor(op)) out.push(...c.split('\n').map((l, i) => (i === 0 ? `  ${l}` : l)));
   return out;
 }

@@ -28,6 +28,13 @@ function fix(node: string, args: string[], env: Record<string, string> = {}) {
 const byId = (p: Plan) => Object.fromEntries(p.fixes.map((f) => [f.id, f]));
 
 describe('plans on the fixture nodes', () => {
+  it('policy routing, ARP sysctls and rp_filter asked for where no RDMA netdevs share a subnet: "not applicable", said once each', () => {
+    const r = fix('roce-rail-subnets', ['--only', 'policy-routing,arp-sysctl,rp-filter']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.match(/not applicable: no two RDMA netdevs share a subnet/g)).toHaveLength(3);
+    expect(r.stdout).not.toMatch(/already in place/);
+  });
+
   // roce-one-subnet: eight RoCE rails in one /24, every ARP sysctl at the kernel default, no policy routing.
   it('roce-one-subnet: one table per rail after the first (100-106), the three ARP sysctls on all eight rails', () => {
     const r = fix('roce-one-subnet', ['--json']);

@@ -89,6 +89,10 @@ describe('QOS-001 root qdisc', () => {
     expect(r).toMatchObject({ severity: 'info', remediation: { fixIds: ['qdisc-priority'] } });
     expect(r!.summary).toMatch(/^eth0: htb 1: \(default 0x10\) over pfifo/);
   });
+  it("ncclx's own priority qdisc (htb 1:, default class 1:20) is recognised: ok, not an info about itself", () => {
+    const own: TcQdiscJson[] = [{ kind: 'htb', handle: '1:', dev: 'eth0', root: true, options: { r2q: 10, default: '0x20' } }];
+    expect(brief(check(ctxFor(node({ qdiscs: own })), 'QOS-001'))).toEqual([['ok', "no shaping on NCCL's interfaces (eth0: ncclx's priority qdisc (htb 1: (default 0x20)))"]]);
+  });
   it('tc missing: unknown with the reason; no kernel part: unknown', () => {
     const r = check(ctxFor(node({ qdiscs: failed(['tc', '-j', 'qdisc', 'show'], 'tc-qdisc.json', 'tc -j qdisc show: ENOENT', true) })), 'QOS-001');
     expect(brief(r)).toEqual([['unknown', 'root qdiscs: `tc` is not installed (tc -j qdisc show: ENOENT)']]);
@@ -193,7 +197,8 @@ describe('QOS-003 NCCL_IB_TC = DSCP × 4', () => {
       ['unknown', 'NCCL_IB_TC vs site DSCP: no DSCP marking source could be read (nft: not recorded; iptables-save: not recorded; ip6tables-save: not recorded)'],
     ]);
     expect(check(ctxFor(node(none, { NCCL_IB_TC: '104' })), 'QOS-003')[0]).toMatchObject({ severity: 'info', summary: expect.stringMatching(/DSCP marking is unknown/) });
-    expect(check(ctxFor(node(none)), 'QOS-004')[0]!.summary).toMatch(/^socket QoS rules could not be read; /);
+    // Rules that could not be read are not a pass: unknown, with what would make it known.
+    expect(check(ctxFor(node(none)), 'QOS-004')[0]).toMatchObject({ severity: 'unknown', summary: expect.stringMatching(/^socket QoS rules: the marking rules could not be read/) });
   });
   it('before 2.26.2 the default is 0 and the "trafficClass" caveat is not printed', () => {
     expect(check(ctxFor(node(marks26), '2.25.1'), 'QOS-003')[0]!.summary).toMatch(/^NCCL_IB_TC unset \(RoCE TC 0, DSCP 0\), while/);
@@ -201,10 +206,10 @@ describe('QOS-003 NCCL_IB_TC = DSCP × 4', () => {
 });
 
 describe('QOS-004 what tc and iptables touch', () => {
-  it('ok and plain when nothing is configured; info once anything is', () => {
+  it('not applicable when nothing is configured; info once anything is', () => {
     const [r] = check(ctxFor(node()), 'QOS-004');
-    expect(r!.severity).toBe('ok');
-    expect(r!.summary).toMatch(/RoCE data bypasses both/);
+    expect(r!.severity).toBe('na');
+    expect(r!.summary).toMatch(/^no socket QoS configured/);
     const [i] = check(ctxFor(node({ localPortRange: '40000\t50000' }, { NCCL_IB_TC: '104' })), 'QOS-004');
     expect(i).toMatchObject({ severity: 'info', evidence: [{ kind: 'file', source: '/proc/sys/net/ipv4/ip_local_port_range', value: '40000\t50000' }] });
     expect(i!.summary).toMatch(/ephemeral ports \(40000-50000\), so a rule for ports 29500-29999 catches PyTorch's TCPStore, not NCCL/);

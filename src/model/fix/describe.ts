@@ -117,6 +117,17 @@ export function iptRestoreInput(op: Spec<'iptables-mark'>, family: 4 | 6): strin
 /** The class that marked packets go to. */
 export const fastClass = (op: Spec<'qdisc'>) => (op.scheduler === 'prio' ? '1:1' : '1:10');
 
+/**
+ * The root qdisc the qdisc-priority fix installs: htb with handle 1: and
+ * default class 1:20 (tc prints it as "default": "0x20"), or any qdisc the
+ * model's end state marks as ncclx's. A prio root cannot be told from someone
+ * else's by the qdisc alone, so it is not claimed.
+ */
+export function isOwnQdisc(q: { kind: string; handle?: string; options?: Record<string, unknown> }): boolean {
+  if (q.options?.['ncclx'] === true) return true;
+  return q.kind === 'htb' && q.handle === '1:' && String(q.options?.['default']) === '0x20';
+}
+
 export function qdiscArgv(op: Spec<'qdisc'>): string[][] {
   const dev = op.dev;
   const tos = `0x${(op.dscp << 2).toString(16).padStart(2, '0')}`;
