@@ -10,6 +10,7 @@ import { registerEnvCommand } from './commands/env.js';
 import { registerExplainCommand } from './commands/explain.js';
 import { registerFixCommand } from './commands/fix.js';
 import { registerIbCommands } from './commands/ib.js';
+import { registerLogCommand } from './commands/log.js';
 import { registerSnapshotCommand } from './commands/snapshot.js';
 import { UserError } from './model/errors.js';
 import { visible } from './report/display.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerFixCommand(program);
   registerCompareCommand(program);
   registerEnvCommand(program);
+  registerLogCommand(program);
   return program;
 }
 

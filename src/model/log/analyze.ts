@@ -1,0 +1,380 @@
+// `ncclx log` as data: lines in (in input order), what NCCL did out — per
+// host, per rank and in summary — with the problems grouped by signature and
+// the hosts that chose differently from the others. Pure and streaming: the
+// collector keeps facts, not lines, so memory follows hosts and ranks, not
+// the log's size.
+
+import { factOf, type Endpoint, type Fact, type IbEntry } from './facts.js';
+import { parseLine, type LogLine } from './line.js';
+import { infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
+
+export interface LogProblem {
+  signature: string;
+  severity: ProblemSeverity;
+  title: string;
+  /** The occurrence's distinguishing part (completion status, errno text), '' when none. */
+  detail: string;
+  /** The first line showing it, as it appears in the input. */
+  line: string;
+  count: number;
+  hosts: string[];
+  meaning: string;
+  causes: string[];
+  next: string[];
+  reports: string[];
+}
+
+export interface HostFacts {
+  host: string;
+  processes: number;
+  ranks: number[];
+  ncclVersion: string | null;
+  bootstrap: Endpoint | null;
+  socket: Endpoint[] | null;
+  /** null when the log shows no `NET/IB : Using` line for this host. */
+  ib: IbEntry[] | null;
+  ibNoDevice: boolean;
+  ibOob: Endpoint | null;
+  netPlugin: string | null;
+  transport: string | null;
+  env: Record<string, string>;
+  /** GID index per NCCL IB device index (`IbDev n Port p … GID g`). */
+  gidIndex: Record<string, number>;
+  gdr: { hca: number; name: string; enabled: boolean }[];
+  problems: Record<string, number>;
+}
+
+export interface RankFacts {
+  host: string;
+  pid: number | null;
+  rank: number;
+  nranks: number | null;
+  cudaDev: number | null;
+  busId: string | null;
+  comm: string | null;
+  initComplete: boolean;
+  /** Channel connections by transport as printed (`NET/IB`, `NET/Socket`, `P2P/IPC`, `SHM`, a plugin's name). */
+  transports: Record<string, number>;
+  netDevices: number[];
+  /** Network channels and those with GPUDirect RDMA (`/GDRDMA`). */
+  netChannels: number;
+  gdrChannels: number;
+}
+
+export type AsymmetryFact = 'ncclVersion' | 'bootstrap' | 'socket' | 'ibCount' | 'ibDevices' | 'ibOob' | 'transport' | 'netPlugin' | 'gidIndex';
+
+export interface Asymmetry {
+  fact: AsymmetryFact;
+  severity: ProblemSeverity;
+  /** Each distinct value and its hosts, most hosts first. */
+  values: { value: string; hosts: string[] }[];
+  /** Hosts outside the largest group. */
+  outliers: string[];
+  meaning: string;
+}
+
+export interface LogSummary {
+  ncclVersion: string | null;
+  bootstrap: Endpoint | null;
+  socket: Endpoint[];
+  ib: IbEntry[];
+  ibOob: Endpoint | null;
+  netPlugin: string | null;
+  transport: string | null;
+  env: Record<string, string>;
+  errors: LogProblem[];
+  /** Problems of warning severity (the silent fallback to sockets, libibverbs missing). */
+  warnings: LogProblem[];
+}
+
+export interface LogAnalysis {
+  input: { lines: number; ncclLines: number; truncatedLines: number };
+  summary: LogSummary;
+  hosts: HostFacts[];
+  ranks: RankFacts[];
+  asymmetries: Asymmetry[];
+}
+
+interface HostState extends Omit<HostFacts, 'processes' | 'ranks' | 'problems'> {
+  pids: Set<number>;
+  problems: Map<string, number>;
+}
+
+interface ProblemState {
+  match: ProblemMatch;
+  line: string;
+  count: number;
+  hosts: Set<string>;
+}
+
+const UNKNOWN_HOST = '(unknown host)';
+const MAX_DEDUP = 200_000;
+const MAX_RANKS = 1_000_000;
+
+function newHost(host: string): HostState {
+  return { host, pids: new Set(), ncclVersion: null, bootstrap: null, socket: null, ib: null, ibNoDevice: false, ibOob: null, netPlugin: null, transport: null, env: {}, gidIndex: {}, gdr: [], problems: new Map() };
+}
+
+export class LogCollector {
+  private lines = 0;
+  private ncclLines = 0;
+  private truncated = 0;
+  private readonly summary: Omit<LogSummary, 'errors' | 'warnings'> & { socketStated: boolean; ibStated: boolean } = {
+    ncclVersion: null, bootstrap: null, socket: [], socketStated: false, ib: [], ibStated: false, ibOob: null, netPlugin: null, transport: null, env: {},
+  };
+  private readonly hosts = new Map<string, HostState>();
+  private readonly ranks = new Map<string, RankFacts>();
+  private readonly procRanks = new Map<string, Map<number, RankFacts>>();
+  private readonly problems = new Map<string, ProblemState>();
+  private readonly seenWarn = new Set<string>();
+  /** Launcher task → host, learned from NCCL lines, for bare lines that carry no host. */
+  private readonly taskHost = new Map<string, string>();
+  /** Launcher host (pdsh name, Ray ip) → NCCL's host field, for the same reason. */
+  private readonly launcherHost = new Map<string, string>();
+  private readonly bareVersions: { task: string | null; host: string | null; version: string }[] = [];
+
+  /** One input line (without its newline). `truncated`: the reader cut it at its line limit. */
+  addLine(raw: string, truncated = false): void {
+    this.lines++;
+    if (truncated) this.truncated++;
+    const l = parseLine(raw);
+    if (!l) return;
+    this.ncclLines++;
+    this.add(l, raw);
+  }
+
+  private hostOf(l: LogLine): string {
+    if (l.host) return l.host;
+    if (l.launcher.host) return this.launcherHost.get(l.launcher.host) ?? l.launcher.host;
+    if (l.launcher.task) return this.taskHost.get(l.launcher.task) ?? UNKNOWN_HOST;
+    return UNKNOWN_HOST;
+  }
+
+  private hostState(name: string): HostState {
+    let h = this.hosts.get(name);
+    if (!h) this.hosts.set(name, (h = newHost(name)));
+    return h;
+  }
+
+  private rankState(host: string, pid: number | null, rank: number): RankFacts | null {
+    const proc = `${host}\u0000${pid ?? ''}`;
+    let byRank = this.procRanks.get(proc);
+    if (!byRank) this.procRanks.set(proc, (byRank = new Map()));
+    let r = byRank.get(rank);
+    if (!r) {
+      if (this.ranks.size >= MAX_RANKS) return null;
+      r = { host, pid, rank, nranks: null, cudaDev: null, busId: null, comm: null, initComplete: false, transports: {}, netDevices: [], netChannels: 0, gdrChannels: 0 };
+      byRank.set(rank, r);
+      this.ranks.set(`${proc}\u0000${rank}`, r);
+    }
+    return r;
+  }
+
+  private add(l: LogLine, raw: string): void {
+    const host = this.hostOf(l);
+    if (l.host) {
+      if (l.launcher.task && !this.taskHost.has(l.launcher.task)) this.taskHost.set(l.launcher.task, l.host);
+      if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host)) this.launcherHost.set(l.launcher.host, l.host);
+    }
+    if (l.level === 'WARN') {
+      const key = raw.trim();
+      if (this.seenWarn.has(key)) return;
+      if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(key);
+      this.problem(warnProblem(l.message), raw, host, l.repeat);
+      return;
+    }
+    if (l.level === 'VERSION') {
+      const f = factOf(l.message);
+      if (f?.kind === 'version') {
+        this.summary.ncclVersion ??= f.version;
+        this.bareVersions.push({ task: l.launcher.task, host: l.launcher.host, version: f.version });
+      }
+      return;
+    }
+    if (l.level !== 'INFO') return;
+    const p = infoProblem(l.message);
+    if (p) this.problem(p, raw, host, l.repeat);
+    const f = factOf(l.message);
+    if (f) this.fact(f, host, l);
+  }
+
+  private problem(m: ProblemMatch, raw: string, host: string, repeat: number): void {
+    const key = `${m.signature.id}\u0000${m.detail}`;
+    let p = this.problems.get(key);
+    if (!p) this.problems.set(key, (p = { match: m, line: raw, count: 0, hosts: new Set() }));
+    p.count += repeat;
+    p.hosts.add(host);
+    const h = this.hostState(host);
+    h.problems.set(m.signature.id, (h.problems.get(m.signature.id) ?? 0) + repeat);
+  }
+
+  private fact(f: Fact, host: string, l: LogLine): void {
+    const h = this.hostState(host);
+    if (l.pid !== null) h.pids.add(l.pid);
+    const s = this.summary;
+    switch (f.kind) {
+      case 'version':
+        s.ncclVersion ??= f.version;
+        h.ncclVersion ??= f.version;
+        break;
+      case 'env':
+        if (!(f.name in s.env)) s.env[f.name] = f.value;
+        if (!(f.name in h.env)) h.env[f.name] = f.value;
+        break;
+      case 'bootstrap':
+        if (f.endpoint) {
+          s.bootstrap ??= f.endpoint;
+          h.bootstrap ??= f.endpoint;
+        }
+        break;
+      case 'socket':
+        if (!s.socketStated) {
+          s.socketStated = true;
+          s.socket = f.endpoints;
+        }
+        h.socket ??= f.endpoints;
+        break;
+      case 'ib':
+        if (!s.ibStated) {
+          s.ibStated = true;
+          s.ib = f.devices;
+          s.ibOob = f.oob;
+        }
+        if (h.ib === null) {
+          h.ib = f.devices;
+          h.ibOob = f.oob;
+        }
+        break;
+      case 'ib-none':
+        h.ibNoDevice = true;
+        break;
+      case 'plugin':
+        s.netPlugin ??= f.name;
+        h.netPlugin ??= f.name;
+        break;
+      case 'network':
+        s.transport ??= f.name;
+        h.transport ??= f.name;
+        break;
+      case 'rank': {
+        const r = this.rankState(host, l.pid, f.rank);
+        if (!r) break;
+        r.nranks = f.nranks;
+        if (f.cudaDev !== null) r.cudaDev = f.cudaDev;
+        else if (l.cudaDev !== null && l.cudaDev >= 0) r.cudaDev ??= l.cudaDev;
+        if (f.busId) r.busId = f.busId;
+        if (f.comm) r.comm = f.comm;
+        if (f.stage === 'complete') r.initComplete = true;
+        break;
+      }
+      case 'channel': {
+        const r = this.rankState(host, l.pid, f.rank);
+        if (!r) break;
+        r.transports[f.transport] = (r.transports[f.transport] ?? 0) + 1;
+        if (f.transport.startsWith('NET/')) {
+          r.netChannels++;
+          if (f.gdr) r.gdrChannels++;
+          if (f.netDev !== null && !r.netDevices.includes(f.netDev)) r.netDevices.push(f.netDev);
+          // Without a `Using network` line, the channel's transport is the one NCCL used.
+          const net = f.transport.slice(4);
+          s.transport ??= net;
+          h.transport ??= net;
+        }
+        break;
+      }
+      case 'gid':
+        if (!(String(f.ibDev) in h.gidIndex)) h.gidIndex[String(f.ibDev)] = f.gidIndex;
+        break;
+      case 'gdr-hca':
+        if (!h.gdr.some((g) => g.hca === f.hca)) h.gdr.push({ hca: f.hca, name: f.name, enabled: f.enabled });
+        break;
+      case 'plugin-missing':
+        break;
+    }
+  }
+
+  result(): LogAnalysis {
+    // Bare `NCCL version` lines belong to the host their launcher task showed elsewhere.
+    for (const b of this.bareVersions) {
+      const host = (b.host ? (this.launcherHost.get(b.host) ?? b.host) : undefined) ?? (b.task ? this.taskHost.get(b.task) : undefined);
+      if (!host) continue;
+      const h = this.hostState(host);
+      h.ncclVersion ??= b.version;
+    }
+    const problems = [...this.problems.values()].map((p): LogProblem => ({
+      signature: p.match.signature.id,
+      severity: p.match.signature.severity,
+      title: p.match.detail ? `${p.match.signature.title}: ${p.match.detail}` : p.match.signature.title,
+      detail: p.match.detail,
+      line: p.line,
+      count: p.count,
+      hosts: [...p.hosts].sort(),
+      meaning: p.match.signature.meaning,
+      causes: p.match.signature.causes,
+      next: p.match.signature.next,
+      reports: p.match.signature.reports,
+    }));
+    const ranksOf = new Map<string, Set<number>>();
+    for (const r of this.ranks.values()) {
+      let set = ranksOf.get(r.host);
+      if (!set) ranksOf.set(r.host, (set = new Set()));
+      set.add(r.rank);
+    }
+    const hosts: HostFacts[] = [...this.hosts.values()]
+      .map(({ pids, problems: pr, ...h }) => ({
+        ...h,
+        processes: pids.size,
+        ranks: [...(ranksOf.get(h.host) ?? [])].sort((a, b) => a - b),
+        problems: Object.fromEntries(pr),
+      }))
+      .sort((a, b) => a.host.localeCompare(b.host, 'en', { numeric: true }));
+    const ranks = [...this.ranks.values()].sort((a, b) => a.rank - b.rank || a.host.localeCompare(b.host, 'en', { numeric: true }) || (a.pid ?? 0) - (b.pid ?? 0));
+    const { socketStated: _s, ibStated: _i, ...summary } = this.summary;
+    return {
+      input: { lines: this.lines, ncclLines: this.ncclLines, truncatedLines: this.truncated },
+      summary: { ...summary, errors: problems.filter((p) => p.severity === 'error'), warnings: problems.filter((p) => p.severity === 'warn') },
+      hosts,
+      ranks,
+      asymmetries: asymmetries(hosts),
+    };
+  }
+}
+
+const ibKey = (ib: IbEntry[]) => ib.map((d) => `${d.device}:${d.port}/${d.linkLayer}`).join(' ');
+
+const FACTS: { fact: AsymmetryFact; severity: ProblemSeverity; value: (h: HostFacts) => string | null; meaning: string }[] = [
+  { fact: 'ncclVersion', severity: 'error', value: (h) => h.ncclVersion, meaning: 'hosts run different NCCL releases: the protocol can differ between them and the job fails or hangs at its first collective' },
+  { fact: 'transport', severity: 'error', value: (h) => h.transport, meaning: 'hosts use different network transports (one fell back to sockets): they cannot connect to each other and the job hangs' },
+  { fact: 'netPlugin', severity: 'error', value: (h) => (h.transport !== null || h.netPlugin !== null ? (h.netPlugin ?? '(none)') : null), meaning: 'a network plugin is loaded on some hosts only: their transports differ' },
+  { fact: 'ibCount', severity: 'error', value: (h) => (h.ib ? String(h.ib.length) : h.ibNoDevice ? '0' : null), meaning: 'hosts see different numbers of IB devices: channels and rails do not line up and the first collective can hang' },
+  { fact: 'ibDevices', severity: 'warn', value: (h) => (h.ib ? ibKey(h.ib) : null), meaning: 'hosts name or order their IB devices differently: rail k on one host is not rail k on another unless NCCL_IB_HCA lists them in the same order' },
+  { fact: 'bootstrap', severity: 'warn', value: (h) => h.bootstrap?.ifname ?? null, meaning: 'hosts bootstrap over different interfaces: fine if every address is reachable from every host, the classic hang when one is docker0, lo or a private network' },
+  { fact: 'socket', severity: 'warn', value: (h) => (h.socket ? h.socket.map((e) => e.ifname).join(',') : null), meaning: 'the socket transport uses different interfaces per host' },
+  { fact: 'ibOob', severity: 'warn', value: (h) => h.ibOob?.ifname ?? null, meaning: 'the IB transport\'s OOB socket uses different interfaces per host' },
+  { fact: 'gidIndex', severity: 'warn', value: (h) => (Object.keys(h.gidIndex).length ? [...new Set(Object.values(h.gidIndex))].sort((a, b) => a - b).join(',') : null), meaning: 'hosts use different RoCE GID indexes: if they select different address types (v1/v2, IPv4/IPv6) the QPs cannot connect' },
+];
+
+function asymmetries(hosts: HostFacts[]): Asymmetry[] {
+  const out: Asymmetry[] = [];
+  for (const f of FACTS) {
+    const groups = new Map<string, string[]>();
+    for (const h of hosts) {
+      const v = f.value(h);
+      if (v === null) continue;
+      let g = groups.get(v);
+      if (!g) groups.set(v, (g = []));
+      g.push(h.host);
+    }
+    if (groups.size < 2) continue;
+    // Different counts already say the device lists differ.
+    if (f.fact === 'ibDevices' && out.some((x) => x.fact === 'ibCount')) continue;
+    const values = [...groups].map(([value, hs]) => ({ value, hosts: hs })).sort((a, b) => b.hosts.length - a.hosts.length || a.value.localeCompare(b.value));
+    out.push({ fact: f.fact, severity: f.severity, values, outliers: values.slice(1).flatMap((v) => v.hosts), meaning: f.meaning });
+  }
+  return out;
+}
+
+/** 1 when the log shows an error (a WARN, or an asymmetry that breaks the job), else 0. */
+export function logExitCode(a: LogAnalysis): 0 | 1 {
+  return a.summary.errors.length > 0 || a.asymmetries.some((x) => x.severity === 'error') ? 1 : 0;
+}

@@ -1,0 +1,185 @@
+// What one NCCL message states, in every release's wording (2.4 → today):
+// the version, a variable read from the environment, the bootstrap and socket
+// interfaces, the IB devices and OOB, the network plugin and transport, a
+// communicator rank, a channel's transport, a GID index. Pure.
+
+export interface Endpoint {
+  ifname: string;
+  /** The bare address, without NCCL's `<port>`; null for the OOB-net form `dev:port`. */
+  address: string | null;
+}
+
+export interface IbEntry {
+  /** NCCL's device index `[i]` (inside a merged `[n]={…}` group, the physical index). */
+  index: number;
+  device: string;
+  port: number;
+  linkLayer: 'IB' | 'RoCE' | string;
+  relaxedOrdering: boolean;
+  /** The fused NET device `[n]={…}` this port belongs to (2.20.3–2.23.x), else null. */
+  mergedInto: number | null;
+}
+
+export type Fact =
+  | { kind: 'version'; version: string; cuda: string | null }
+  | { kind: 'env'; name: string; value: string }
+  | { kind: 'bootstrap'; endpoint: Endpoint | null }
+  | { kind: 'socket'; endpoints: Endpoint[] }
+  | { kind: 'ib'; devices: IbEntry[]; relaxedOrdering: boolean; oob: Endpoint | null }
+  | { kind: 'ib-none' }
+  | { kind: 'plugin'; name: string }
+  | { kind: 'plugin-missing'; text: string }
+  | { kind: 'network'; name: string }
+  | { kind: 'rank'; comm: string | null; rank: number; nranks: number; cudaDev: number | null; busId: string | null; commId: string | null; stage: 'start' | 'complete' | null }
+  | { kind: 'channel'; rank: number; peer: number; transport: string; netDev: number | null; gdr: boolean; direction: 'send' | 'receive' | null }
+  | { kind: 'gid'; ibDev: number; port: number; gidIndex: number }
+  | { kind: 'gdr-hca'; hca: number; name: string; enabled: boolean };
+
+/** `name:addr<port>` as NCCL prints an interface; `name:<int>` (bootstrap over a net device) has no address. */
+export function parseEndpoint(text: string): Endpoint | null {
+  const t = text.trim();
+  if (!t) return null;
+  const c = t.indexOf(':');
+  if (c === 0) return null;
+  if (c < 0) return { ifname: t, address: null };
+  const ifname = t.slice(0, c);
+  let rest = t.slice(c + 1);
+  const port = /<-?\d*>$/.exec(rest);
+  if (port) rest = rest.slice(0, port.index);
+  else if (/^-?\d+$/.test(rest)) return { ifname, address: null };
+  return { ifname, address: rest || null };
+}
+
+/** `[0]eth0:10.0.0.1<0> [1]…` (also the ≤ 2.7 indexed bootstrap list) or a single `eth0:10.0.0.1<0>`. */
+function endpointList(text: string): Endpoint[] {
+  const t = text.trim();
+  if (!t) return [];
+  if (!t.startsWith('[')) {
+    const e = parseEndpoint(t);
+    return e ? [e] : [];
+  }
+  const out: Endpoint[] = [];
+  for (const m of t.matchAll(/\[\d+\](\S+)/g)) {
+    const e = parseEndpoint(m[1]!);
+    if (e) out.push(e);
+  }
+  return out;
+}
+
+const IB_DEV = /\[(\d+)\] ?([^\s:=,{}[\]]+):(\d+)(?::\d*)?(?::\d+)?\/([A-Za-z]+)/g;
+
+/** The devices of `NET/IB : Using …` before `[RO]` / `; OOB`. */
+function ibDevices(list: string, ro: boolean): IbEntry[] {
+  const out: IbEntry[] = [];
+  // Merged groups `[n]={[a] dev:port/LL, [b] …}` (2.20.3–2.23.x).
+  let rest = list;
+  for (const g of list.matchAll(/\[(\d+)\]=\{([^}]*)\}/g)) {
+    for (const m of g[2]!.matchAll(IB_DEV)) out.push({ index: Number(m[1]), device: m[2]!, port: Number(m[3]), linkLayer: m[4]!, relaxedOrdering: ro, mergedInto: Number(g[1]) });
+    rest = rest.replace(g[0], ' ');
+  }
+  for (const m of rest.matchAll(IB_DEV)) out.push({ index: Number(m[1]), device: m[2]!, port: Number(m[3]), linkLayer: m[4]!, relaxedOrdering: ro, mergedInto: null });
+  return out.sort((a, b) => a.index - b.index);
+}
+
+const ENV = /^(NCCL_[A-Z0-9_]+) set by environment to (.*)$/;
+const RANK = /\bcomm (0x[0-9a-fA-F]+|\(nil\)) rank (\d+) n[Rr]anks (\d+)(?: cudaDev (-?\d+))?(?: nvmlDev -?\d+)?(?: busId ([0-9a-fA-F]+))?(?: commId (0x[0-9a-fA-F]+))?(?:.*?- (?:Init )?(START|COMPLETE))?/;
+const CHANNEL = /^Channel \d+(?:\/\d+)? : (\d+)\[[0-9a-fA-Fx]+\] -> (\d+)\[[0-9a-fA-Fx]+\] (?:\[(send|receive)\] )?via (.+)$/;
+const RING = /^Ring \d+ : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> (\d+)(?:\[[0-9a-fA-Fx]+\])? (?:\[(send|receive)\] )?via (.+)$/;
+const GID = /\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/;
+const GDR_HCA = /^NET\/\S+ ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'/;
+
+/** A channel's `via` text: `NET/IB/0/GDRDMA`, `NET/Socket/1`, `NET/IB/2(5)/GDRDMA(PCI)/Shared`, `P2P/IPC`, `SHM/direct/direct`. */
+function channelTransport(via: string): { transport: string; netDev: number | null; gdr: boolean } {
+  if (via.startsWith('NET/')) {
+    const parts = via.split('/');
+    const dev = /^(\d+)/.exec(parts[2] ?? '');
+    return { transport: `NET/${parts[1] ?? ''}`, netDev: dev ? Number(dev[1]) : null, gdr: parts.slice(3).some((p) => p.startsWith('GDRDMA')) };
+  }
+  if (via.startsWith('P2P/')) return { transport: via.split('/').slice(0, 2).join('/'), netDev: null, gdr: false };
+  if (via.startsWith('SHM')) return { transport: 'SHM', netDev: null, gdr: false };
+  return { transport: via.split('/')[0]!, netDev: null, gdr: false };
+}
+
+/** The fact an INFO/VERSION message states, or null. WARN lines are judged by signatures.ts. */
+export function factOf(msg: string): Fact | null {
+  switch (msg.charCodeAt(0)) {
+    case 67 /* C */: {
+      if (!msg.startsWith('Channel ')) return null;
+      const m = CHANNEL.exec(msg);
+      if (!m) return null;
+      const t = channelTransport(m[4]!);
+      const direction = (m[3] as 'send' | 'receive' | undefined) ?? null;
+      // A [receive] line names the peer first and this rank second.
+      const [rank, peer] = direction === 'receive' ? [Number(m[2]), Number(m[1])] : [Number(m[1]), Number(m[2])];
+      return { kind: 'channel', rank, peer, ...t, direction };
+    }
+    case 82 /* R */: {
+      const m = msg.startsWith('Ring ') ? RING.exec(msg) : null;
+      if (!m) break;
+      const t = channelTransport(m[4]!);
+      const direction = (m[3] as 'send' | 'receive' | undefined) ?? null;
+      const [rank, peer] = direction === 'receive' ? [Number(m[2]), Number(m[1])] : [Number(m[1]), Number(m[2])];
+      return { kind: 'channel', rank, peer, ...t, direction };
+    }
+    case 78 /* N */: {
+      if (msg.startsWith('NCCL version ')) {
+        const m = /^NCCL version (\d+\.\d+\.\d+)([^+\s]*)(?:\+cuda(\d+\.\d+))?/.exec(msg);
+        return m ? { kind: 'version', version: m[1]!, cuda: m[3] ?? null } : null;
+      }
+      if (msg.startsWith('NCCL_')) {
+        const m = ENV.exec(msg);
+        if (!m) return null;
+        let value = m[2]!;
+        // Integer parameters print `%lld.`; strings print as they are.
+        if (/^-?\d+\.$/.test(value)) value = value.slice(0, -1);
+        return { kind: 'env', name: m[1]!, value };
+      }
+      if (msg.startsWith('NET/Socket')) {
+        const m = /^NET\/Socket ?: ?Using ?(.*)$/.exec(msg);
+        return m ? { kind: 'socket', endpoints: endpointList(m[1]!) } : null;
+      }
+      if (msg.startsWith('NET/IB')) {
+        if (/^NET\/IB ?: ?No device found/.test(msg)) return { kind: 'ib-none' };
+        const u = /^NET\/IB ?: ?Using(.*?)(?:;\s*OOB ?(.*))?$/.exec(msg);
+        if (u) {
+          let list = u[1]!;
+          const ro = /\[RO\]\s*$/.test(list);
+          if (ro) list = list.replace(/\[RO\]\s*$/, '');
+          return { kind: 'ib', devices: ibDevices(list, ro), relaxedOrdering: ro, oob: u[2] !== undefined ? parseEndpoint(u[2]) : null };
+        }
+        const g = GID.exec(msg);
+        if (g) return { kind: 'gid', ibDev: Number(g[1]), port: Number(g[2]), gidIndex: Number(g[3]) };
+        const d = GDR_HCA.exec(msg);
+        if (d) return { kind: 'gdr-hca', hca: Number(d[2]), name: d[3]!, enabled: d[1] === 'Enabled' };
+        return null;
+      }
+      if (msg.startsWith('NET/Plugin')) {
+        const l = /Loaded (?:net )?plugin (.+?)(?: \(v\d+\))?\.?$/.exec(msg);
+        if (l && !/collnet/i.test(msg)) return { kind: 'plugin', name: l[1]! };
+        if (/No plugin found|Could not find/i.test(msg)) return { kind: 'plugin-missing', text: msg };
+        return null;
+      }
+      const d = GDR_HCA.exec(msg);
+      if (d) return { kind: 'gdr-hca', hca: Number(d[2]), name: d[3]!, enabled: d[1] === 'Enabled' };
+      return null;
+    }
+    case 66 /* B */: {
+      const m = /^Bootstrap ?: ?Using ?(.*)$/.exec(msg);
+      if (!m) return null;
+      const list = endpointList(m[1]!);
+      return { kind: 'bootstrap', endpoint: list[0] ?? null };
+    }
+    case 85 /* U */: {
+      const m = /^Using network (.+?)\s*$/.exec(msg);
+      return m ? { kind: 'network', name: m[1]! } : null;
+    }
+  }
+  if (msg.includes('rank ') && msg.includes('comm ')) {
+    const m = RANK.exec(msg);
+    if (m) {
+      const stage = m[7] === 'START' ? 'start' : m[7] === 'COMPLETE' ? 'complete' : null;
+      return { kind: 'rank', comm: m[1]!, rank: Number(m[2]), nranks: Number(m[3]), cudaDev: m[4] !== undefined ? Number(m[4]) : null, busId: m[5] ?? null, commId: m[6] ?? null, stage };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,158 @@
+// One line of an NCCL debug log as users paste it: launcher and collector
+// artefacts around NCCL's own header `[ts ]host:pid:tid [cudaDev] [file:line [(func)] ]NCCL LEVEL msg`
+// (nccl-behavior.md §0.3). Pure; the hot path of `ncclx log`, so prefixes are
+// parsed once per distinct text and cached.
+
+export type LogLevel = 'INFO' | 'WARN' | 'TRACE' | 'ABORT' | 'VERSION';
+
+/** What a launcher or collector put in front of NCCL's text. */
+export interface LauncherInfo {
+  /** pdsh/clush host, Ray `ip=`, Kubernetes pod: where the line came from. */
+  host: string | null;
+  /** mpirun `[1,R]` or srun `-l` task: a process key, not NCCL's rank. */
+  task: string | null;
+}
+
+export interface LogLine {
+  level: LogLevel;
+  /** NCCL's host field ('' when empty or mangled); null on bare lines. */
+  host: string | null;
+  pid: number | null;
+  tid: number | null;
+  /** The `[N]` after host:pid:tid: the CUDA device, not the rank. */
+  cudaDev: number | null;
+  /** WARN: `file:line` and `(func)` when printed. */
+  source: string | null;
+  launcher: LauncherInfo;
+  /** The text after `NCCL LEVEL `, without trailing blanks and Ray's repeat note. */
+  message: string;
+  /** Ray `[repeated Nx across cluster]`: how many lines this one stands for. */
+  repeat: number;
+}
+
+// Colour and cursor sequences left by terminals and collectors.
+const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+const REPEATED = /\s*\[repeated (\d+)x across cluster\]\s*$/;
+
+// `host:pid:tid [dev]` then, for WARN/TRACE, `file:line (func)` or a TRACE time.
+// The host field may be empty (`:123:456 [0]`) or glued to a launcher prefix.
+const HEADER = /(?:^|(?<=[\s:>\])]))([^\s:[\]]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+:\d+(?: \([^)]*\))?))? ?$/;
+const BARE_VERSION = /(?:^|[\s:>\]])NCCL version (\d+\.\d+\.\d+\S*)/;
+
+interface Prefix {
+  host: string | null;
+  pid: number | null;
+  tid: number | null;
+  cudaDev: number | null;
+  source: string | null;
+  launcher: LauncherInfo;
+}
+
+const NO_LAUNCHER: LauncherInfo = { host: null, task: null };
+
+/** The launcher/collector part in front of NCCL's header (or of a bare line). */
+export function parseLauncher(text: string): LauncherInfo {
+  let host: string | null = null;
+  let task: string | null = null;
+  let s = text.trimStart();
+  // Peel one artefact at a time, outermost first; unknown text is left alone.
+  for (let guard = 0; guard < 8 && s.length > 0; guard++) {
+    let m: RegExpExecArray | null;
+    if ((m = /^(?:>\s*)+/.exec(s))) s = s.slice(m[0].length);
+    else if ((m = /^\[(\d+),(\d+)\]<(?:stdout|stderr)>:\s*/.exec(s))) {
+      task ??= `${m[1]},${m[2]}`;
+      s = s.slice(m[0].length);
+    } else if ((m = /^\((?:[A-Za-z_][\w.]* )?pid=(\d+)(?:, ip=([^,)\s]+))?[^)]*\)\s*/.exec(s))) {
+      if (m[2]) host ??= m[2];
+      task ??= `pid=${m[1]}`;
+      s = s.slice(m[0].length);
+    } else if ((m = /^\[pod\/([^/\]]+)(?:\/[^\]]*)?\]\s*/.exec(s))) {
+      host ??= m[1]!;
+      s = s.slice(m[0].length);
+    } else if ((m = /^(\d+):(?:\s+|$)/.exec(s))) {
+      task ??= m[1]!;
+      s = s.slice(m[0].length);
+    } else if ((m = /^([A-Za-z0-9][A-Za-z0-9_.\-]*):(?:\s+|$)/.exec(s))) {
+      host ??= m[1]!;
+      s = s.slice(m[0].length);
+    } else if ((m = /^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?[:\s]\s*/.exec(s))) {
+      s = s.slice(m[0].length);
+    } else if ((m = /^\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4}:?\s*/.exec(s))) {
+      s = s.slice(m[0].length);
+    } else break;
+  }
+  return host === null && task === null ? NO_LAUNCHER : { host, task };
+}
+
+const prefixCache = new Map<string, Prefix | null>();
+const PREFIX_CACHE_MAX = 50_000;
+
+function parsePrefix(pre: string): Prefix | null {
+  const hit = prefixCache.get(pre);
+  if (hit !== undefined) return hit;
+  const m = HEADER.exec(pre);
+  const p: Prefix | null = m
+    ? {
+        host: m[1]!,
+        pid: Number(m[2]),
+        tid: Number(m[3]),
+        cudaDev: Number(m[4]),
+        source: m[5] ?? null,
+        launcher: m.index > 0 ? parseLauncher(pre.slice(0, m.index)) : NO_LAUNCHER,
+      }
+    : null;
+  if (prefixCache.size >= PREFIX_CACHE_MAX) prefixCache.clear();
+  prefixCache.set(pre, p);
+  return p;
+}
+
+function clean(raw: string): string {
+  let s = raw;
+  if (s.includes('\x1b')) s = s.replace(ANSI, '');
+  if (s.includes('\r')) s = s.replace(/\r/g, '');
+  return s;
+}
+
+function finish(message: string): { message: string; repeat: number } {
+  let msg = message;
+  let repeat = 1;
+  if (msg.endsWith(']') || msg.endsWith(' ')) {
+    const r = REPEATED.exec(msg);
+    if (r) {
+      repeat = Math.max(1, Number(r[1]));
+      msg = msg.slice(0, r.index);
+    }
+  }
+  return { message: msg.trimEnd(), repeat };
+}
+
+const LEVELS: readonly LogLevel[] = ['INFO', 'WARN', 'TRACE', 'ABORT'];
+
+/**
+ * An NCCL line, or null for anything else. Lines NCCL prints without its
+ * header (the bare `NCCL version …` of ≤ 2.21) come back with level VERSION.
+ */
+export function parseLine(raw: string): LogLine | null {
+  if (!raw.includes('NCCL')) return null;
+  const s = clean(raw);
+  let from = 0;
+  for (;;) {
+    const k = s.indexOf('NCCL ', from);
+    if (k < 0) break;
+    from = k + 5;
+    const level = LEVELS.find((l) => s.startsWith(l, k + 5) && (s.length === k + 5 + l.length || s.charCodeAt(k + 5 + l.length) === 32));
+    if (!level) continue;
+    const pre = k > 0 ? s.slice(0, k) : '';
+    const p = parsePrefix(pre);
+    if (!p) continue;
+    const { message, repeat } = finish(s.slice(Math.min(s.length, k + 6 + level.length)));
+    return { level, host: p.host, pid: p.pid, tid: p.tid, cudaDev: p.cudaDev, source: p.source, launcher: p.launcher, message, repeat };
+  }
+  const v = BARE_VERSION.exec(s);
+  if (v) {
+    const before = s.slice(0, v.index + (v[0].startsWith('NCCL') ? 0 : 1));
+    const { message, repeat } = finish(s.slice(s.indexOf('NCCL version', v.index)));
+    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: parseLauncher(before), message, repeat };
+  }
+  return null;
+}

@@ -1,0 +1,259 @@
+// The problems an NCCL log shows, by signature: the WARN texts NCCL prints
+// (all releases' wordings, nccl-behavior.md §1.6, §2, §4.3, §6, §7.3) and the
+// INFO lines that mean trouble (the silent fallback to sockets). Each says
+// what it means, its usual causes on the node (field-reports.json) and what
+// to check next. Pure.
+
+export type ProblemSeverity = 'error' | 'warn';
+
+export interface Signature {
+  id: string;
+  severity: ProblemSeverity;
+  title: string;
+  meaning: string;
+  causes: string[];
+  next: string[];
+  /** field-reports.json ids this signature is seen in. */
+  reports: string[];
+}
+
+export interface ProblemMatch {
+  signature: Signature;
+  /** The part that tells occurrences apart (a completion status, an errno text); '' when none. */
+  detail: string;
+}
+
+const WC_STATUS: Record<number, string> = {
+  1: 'IBV_WC_LOC_LEN_ERR', 2: 'IBV_WC_LOC_QP_OP_ERR', 3: 'IBV_WC_LOC_EEC_OP_ERR', 4: 'IBV_WC_LOC_PROT_ERR', 5: 'IBV_WC_WR_FLUSH_ERR',
+  6: 'IBV_WC_MW_BIND_ERR', 7: 'IBV_WC_BAD_RESP_ERR', 8: 'IBV_WC_LOC_ACCESS_ERR', 9: 'IBV_WC_REM_INV_REQ_ERR', 10: 'IBV_WC_REM_ACCESS_ERR',
+  11: 'IBV_WC_REM_OP_ERR', 12: 'IBV_WC_RETRY_EXC_ERR', 13: 'IBV_WC_RNR_RETRY_EXC_ERR', 14: 'IBV_WC_LOC_RDD_VIOL_ERR', 15: 'IBV_WC_REM_INV_RD_REQ_ERR',
+  16: 'IBV_WC_REM_ABORT_ERR', 17: 'IBV_WC_INV_EECN_ERR', 18: 'IBV_WC_INV_EEC_STATE_ERR', 19: 'IBV_WC_FATAL_ERR', 20: 'IBV_WC_RESP_TIMEOUT_ERR', 21: 'IBV_WC_GENERAL_ERR',
+};
+
+const NEXT_IB_PATH = [
+  'run `ncclx doctor` on both hosts: GID index (IB-0xx), ARP/rp_filter on multi-rail subnets (ARP-xxx), routes between rails',
+  'compare the GID each side used (`ncclx ib`, or the log\'s `GID n` lines) and `ncclx compare` the nodes\' snapshots',
+  'check the port and switch counters (`ibstat`, `ethtool -S <netdev> | grep -i -e pause -e discard`) and PFC/ECN on the fabric',
+];
+
+function completion(status: number): Signature {
+  const name = WC_STATUS[status] ?? `status ${status}`;
+  const common = { id: `ib-completion-${status}`, severity: 'error' as const, reports: [] as string[] };
+  switch (status) {
+    case 12:
+      return {
+        ...common,
+        title: `IB completion error 12 (${name})`,
+        meaning: 'a queue pair exhausted its transport retries without an acknowledgement: the peer never answered on the RDMA path',
+        causes: [
+          'the RoCE GID index points at an address the peer cannot reach (RoCE v1, IPv6 link-local, another pod\'s address, a GID that differs between nodes)',
+          'several RDMA NICs in one subnet answer each other\'s ARP (arp_ignore/arp_announce unset) or routes send replies out of the wrong rail',
+          'packet loss on the fabric (RoCE without working PFC/ECN), an MTU or VLAN mismatch, a link or port down',
+          'the peer process or node died first (look for its earlier WARN)',
+        ],
+        next: NEXT_IB_PATH,
+        reports: ['mc-gid-default-0-pre-2.21', 'mc-rdma-netdev-no-ipv4-ipv6only-gids', 'mc-roce-8nic-one-24', 'mc-same-ip-two-ndevs-vxlan'],
+      };
+    case 13:
+      return { ...common, title: `IB completion error 13 (${name})`, meaning: 'the receiver had no receive buffer posted for longer than the RNR retries allow', causes: ['the peer process stalled or died', 'a hung or very slow peer (GPU fault, CPU starvation)'], next: ['find the peer\'s own first WARN in its log', 'check the peer node for GPU (Xid) or OOM errors'] };
+    case 5:
+      return { ...common, severity: 'warn', title: `IB completion error 5 (${name})`, meaning: 'work requests were flushed because the queue pair had already gone to the error state: a consequence, not the cause', causes: ['an earlier completion error on the same connection', 'the communicator was aborted'], next: ['look for the first completion error before this one, on either side'] };
+    case 4:
+    case 8:
+    case 10:
+      return { ...common, title: `IB completion error ${status} (${name})`, meaning: 'a memory registration or access check failed on the RDMA operation', causes: ['GPUDirect RDMA memory registration not usable (peer-memory module or DMA-BUF missing)', 'a driver/firmware mismatch between the nodes', 'memlock limit too low in a container'], next: ['`ncclx doctor` GPUDirect RDMA checks (GDR-xxx) on both nodes', 'try `NCCL_NET_GDR_LEVEL=LOC` once to confirm a GPUDirect problem'] };
+    default:
+      return { ...common, title: `IB completion error ${status} (${name})`, meaning: 'an RDMA operation completed with an error status', causes: ['a fabric, driver or peer failure'], next: NEXT_IB_PATH };
+  }
+}
+
+const S = {
+  noSocketIf: {
+    id: 'no-socket-interface', severity: 'error', title: 'no usable socket interface',
+    meaning: 'NCCL found no interface to bind: bootstrap, the socket transport or the IB transport\'s OOB socket cannot start',
+    causes: ['NCCL_SOCKET_IFNAME matches no interface that is UP with an address (a typo, an IP address instead of a name, a name from another node)', 'with NCCL_COMM_ID set, no local interface is in the subnet of its address', 'the container sees only lo, or only IPv6 link-local addresses'],
+    next: ['`ncclx explain` on this node shows which interfaces each consumer would pick and why', '`ip -br addr` in the job\'s container'],
+    reports: ['mc-ip-in-socket-ifname', 'mc-missing-ifname-garbage-family', 'mc-docker-bridge-container'],
+  },
+  ibNoDevice: {
+    id: 'ib-no-device', severity: 'warn', title: 'NET/IB : No device found — NCCL falls back to sockets',
+    meaning: 'the IB transport found no usable RDMA port, so NCCL uses TCP sockets without a warning: every inter-node byte goes over the socket transport',
+    causes: ['NCCL_IB_HCA matches no device (a typo, names from another node, `=` with a wrong port)', 'no port is ACTIVE, or its link layer is neither InfiniBand nor Ethernet', 'the container has no /dev/infiniband or libibverbs', 'NCCL_IB_DISABLE=1'],
+    next: ['`ncclx ib` on this node: every device and port, and why NCCL keeps or drops it', 'set NCCL_NET=IB to make the fallback an error instead of a silent slowdown'],
+    reports: ['mc-ib-hca-down-device', 'mc-ib-hca-prefix-mlx5_1-matches-mlx5_1x'],
+  },
+  verbs: {
+    id: 'libibverbs-missing', severity: 'warn', title: 'libibverbs could not be loaded',
+    meaning: 'NCCL could not dlopen libibverbs.so, so the IB transport is unavailable and NCCL uses sockets',
+    causes: ['the container image lacks rdma-core / libibverbs1', 'LD_LIBRARY_PATH hides the system library'],
+    next: ['install libibverbs1 (Debian/Ubuntu) or rdma-core in the image', '`ldconfig -p | grep libibverbs`'], reports: [],
+  },
+  modifyQp: {
+    id: 'ibv-modify-qp', severity: 'error', title: 'ibv_modify_qp failed',
+    meaning: 'a queue pair could not be moved to RTR/RTS: the connection to the peer\'s GID cannot be set up',
+    causes: ['the two ends are on different subnets with no route (cross-rail QP on per-NIC subnets, direct-connect meshes)', 'the GID index selects an address the peer cannot reach, or differs between nodes', 'a RoCE GID without IPv4, or an invalid GID index (`Invalid argument`)'],
+    next: ['`ncclx doctor` on both nodes (IB GID checks, routes between rails)', '`ncclx compare` the nodes: GID index and subnets per rail', 'with per-NIC subnets keep traffic rail-aligned (PXN on, NCCL_CROSS_NIC=0)'],
+    reports: ['mc-rccl-per-nic-subnet-crossrail', 'mc-direct-connect-mesh-per-link-subnets', 'mc-socket-direct-two-pf-same-subnet'],
+  },
+  createQp: {
+    id: 'ibv-create-qp', severity: 'error', title: 'ibv_create_qp failed',
+    meaning: 'the HCA refused to create a queue pair',
+    causes: ['memlock limit too low (ulimit -l) in the container', 'too many QPs for the device (many communicators or NCCL_IB_QPS_PER_CONNECTION)', 'the device is in a bad state'],
+    next: ['`ulimit -l` in the job (unlimited expected)', '`ncclx doctor` RDMA checks'], reports: [],
+  },
+  connect: {
+    id: 'socket-connect', severity: 'error', title: 'socket connect failed',
+    meaning: 'a TCP connection to a peer (bootstrap or socket transport) failed',
+    causes: ['the address NCCL advertised is not reachable from the peer (docker0, a NAT address, loopback, the wrong subnet)', 'a firewall drops the ephemeral ports NCCL uses', 'the peer process is not (yet) listening or has died'],
+    next: ['`ncclx explain` on both nodes: the interface and address each advertises', 'from the peer: `nc -vz <address> <port>`', 'check that MASTER_ADDR / NCCL_COMM_ID is the address other nodes reach'],
+    reports: ['mc-docker-bridge-container', 'mc-exclusion-readmits-lo', 'mc-bgp-unnumbered-lo32'],
+  },
+  timeout: {
+    id: 'socket-timeout', severity: 'error', title: 'socket connect or accept timed out',
+    meaning: 'NCCL retried a TCP connection until its timeout: the peer address is unreachable or filtered',
+    causes: ['asymmetric interfaces: one host advertised an address the others cannot route to', 'a firewall silently dropping packets', 'a peer that never started'],
+    next: ['compare the bootstrap and socket interfaces across hosts (asymmetries below)', '`ncclx explain` on the host whose address timed out'],
+    reports: ['mc-overlapping-20-two-nics', 'mc-ib-picked-not-on-all-nodes'],
+  },
+  peerClosed: {
+    id: 'peer-closed', severity: 'error', title: 'connection closed by the remote peer',
+    meaning: 'the peer closed its socket: it most likely failed or exited first',
+    causes: ['the peer rank crashed or aborted (its own log has the first error)', 'an out-of-memory kill or a scheduler preemption on the peer'],
+    next: ['find the earliest WARN across all hosts: that host failed first', 'check the peer node\'s kernel log for OOM kills'], reports: [],
+  },
+  duplicateRank: {
+    id: 'bootstrap-duplicate-rank', severity: 'error', title: 'bootstrap: a rank checked in twice',
+    meaning: 'two processes claimed the same rank, or two jobs share one NCCL_COMM_ID / unique id',
+    causes: ['RANK/LOCAL_RANK computed wrongly by the launcher', 'two jobs with the same MASTER_ADDR:MASTER_PORT or NCCL_COMM_ID', 'a restarted process rejoined an old bootstrap'],
+    next: ['check the launcher\'s rank variables for every process', 'use a distinct port per job'], reports: [],
+  },
+  bootstrapMismatch: {
+    id: 'bootstrap-mismatch', severity: 'error', title: 'bootstrap: ranks disagree on the job size',
+    meaning: 'processes joined one bootstrap root with different numbers of ranks',
+    causes: ['WORLD_SIZE differs between processes', 'two jobs share one root address'], next: ['check WORLD_SIZE/nranks for every process', 'use a distinct port per job'], reports: [],
+  },
+  shm: {
+    id: 'shm', severity: 'error', title: 'shared memory failure',
+    meaning: 'NCCL could not create, size or map a shared-memory segment for intra-node transfers',
+    causes: ['/dev/shm too small in the container (Docker\'s default is 64 MiB)', '/dev/shm not shared between the processes of one node'],
+    next: ['run the container with `--shm-size=1g` or `--ipc=host`', '`df -h /dev/shm` inside the job'], reports: [],
+  },
+  cudaIpc: {
+    id: 'cuda-ipc', severity: 'error', title: 'CUDA IPC / P2P handle failure',
+    meaning: 'a process could not map another GPU\'s memory on the same node',
+    causes: ['processes in different containers or PID namespaces', 'P2P not supported between the GPUs (virtualised or across a CPU link)', 'cuMem/fabric handles not usable (IMEX, driver mismatch)'],
+    next: ['share the IPC/PID namespace (`--ipc=host`)', 'try NCCL_P2P_DISABLE=1 once to confirm', 'NCCL_CUMEM_ENABLE=0 to fall back to legacy IPC'], reports: [],
+  },
+  netNotFound: {
+    id: 'net-id-not-found', severity: 'error', title: 'Could not find NET with id',
+    meaning: 'the topology refers to a network device that NCCL did not register (a fused or virtual NIC the topology cannot place)',
+    causes: ['NICs fused (NCCL_NET_MERGE_LEVEL, dual-port or multi-function NICs) whose PCI paths NCCL cannot resolve', 'an NCCL_TOPO_FILE from another node', 'a net plugin whose devices do not match the topology'],
+    next: ['`ncclx ib` (merge and PCI path of every port)', 'try NCCL_NET_MERGE_LEVEL=LOC or NCCL_IB_MERGE_NICS=0 once'], reports: [],
+  },
+  gid: {
+    id: 'gid-query', severity: 'error', title: 'GID query failed',
+    meaning: 'NCCL could not read the RoCE GID table or a GID type for a port',
+    causes: ['the container sees GID entries of other namespaces (reads fail with EINVAL)', 'the GID table changed while the job ran (an address was added or removed)', 'NCCL_IB_GID_INDEX beyond the table'],
+    next: ['`ncclx ib gids` in the job\'s container', 'set NCCL_IB_GID_INDEX to the RoCE v2 IPv4 entry that exists on every node (`ncclx env`)'],
+    reports: ['mc-container-gid-einval'],
+  },
+  network: {
+    id: 'network-not-found', severity: 'error', title: 'the requested network transport is not available',
+    meaning: 'NCCL_NET (or the communicator config) names a transport that did not initialise or reported no devices',
+    causes: ['NCCL_NET=IB with no usable RDMA port', 'a plugin named in NCCL_NET_PLUGIN / NCCL_NET is not installed'],
+    next: ['`ncclx ib` for the IB transport', 'check the plugin library path (`NET/Plugin` lines above)'], reports: [],
+  },
+  version: {
+    id: 'version-mismatch', severity: 'error', title: 'NCCL versions differ between ranks',
+    meaning: 'ranks of one communicator run different NCCL releases, which NCCL refuses (or hangs on)',
+    causes: ['nodes with different container images or wheels'], next: ['run one NCCL version on every node (see the asymmetries)'], reports: [],
+  },
+  asyncEvent: {
+    id: 'ib-async-event', severity: 'error', title: 'IB asynchronous event',
+    meaning: 'the HCA reported an event: a port went down, a P_Key changed or a QP/CQ failed',
+    causes: ['a link flap or a cable/switch problem', 'subnet manager changes (P_Key, LID)'], next: ['`ibstat` and the switch port logs at the time of the event'], reports: [],
+  },
+  incompatible: {
+    id: 'ib-incompatible-devices', severity: 'error', title: 'IB devices of different kinds mixed',
+    meaning: 'NCCL refuses to connect or merge an InfiniBand port with a RoCE port',
+    causes: ['NCCL_IB_HCA selects both IB and RoCE ports', 'nodes with different link layers on the same rail'],
+    next: ['restrict NCCL_IB_HCA to one link layer (`ncclx env`)', '`ncclx compare` the nodes'], reports: ['mc-different-hca-names-per-node'],
+  },
+  cuda: {
+    id: 'cuda-failure', severity: 'error', title: 'CUDA failure', meaning: 'a CUDA call inside NCCL failed', causes: ['GPU out of memory', 'a GPU fault (Xid) or a driver/runtime mismatch'],
+    next: ['check `nvidia-smi` and the kernel log for Xid errors', 'reduce memory use or NCCL buffers'], reports: [],
+  },
+} satisfies Record<string, Signature>;
+
+interface Rule {
+  test: RegExp;
+  sig: Signature | ((m: RegExpExecArray) => Signature);
+  detail?: (m: RegExpExecArray) => string;
+}
+
+const errnoText = (m: RegExpExecArray) => (m[1] ?? '').replace(/^\d+\s+/, '').replace(/,.*$/, '').replace(/\s+errno \d+$/, '').trim();
+
+const WARN_RULES: Rule[] = [
+  { test: /Got completion from peer (\S+) with (?:error |status=)(?:(\w+)\()?(\d+)/, sig: (m) => completion(Number(m[3])) },
+  { test: /^(?:Bootstrap : no socket interface found|NET\/Socket ?: ?[Nn]o (?:usable listening )?interface found|NET\/IB ?: ?No IP interface found|Net : No interface found in the same subnet)/, sig: S.noSocketIf },
+  { test: /Failed to open libibverbs/, sig: S.verbs },
+  { test: /Call to ibv_modify_qp failed with (?:error )?(.*)$/, sig: S.modifyQp, detail: errnoText },
+  { test: /Call to ibv_create_qp failed(?: with (?:error )?(.*))?$/, sig: S.createQp, detail: errnoText },
+  { test: /ibv_query_gid|ncclIbRoceGetVersionNum|GID table changed|[Uu]nable to (?:get|query) (?:the )?gid/i, sig: S.gid },
+  { test: /exceeded timeouts|exceeded error retry count|[Tt]imeout waiting for|timed out/, sig: S.timeout },
+  { test: /[Cc]onnect to \S+ failed ?: ?(.*)$/, sig: S.connect, detail: errnoText },
+  { test: /[Cc]onnection closed by (?:remote )?peer/, sig: S.peerClosed },
+  { test: /has already checked in/, sig: S.duplicateRank },
+  { test: /Bootstrap Root : mismatch/, sig: S.bootstrapMismatch },
+  { test: /shared memory|\/dev\/shm|shm_open|SHM /i, sig: S.shm },
+  { test: /CUDA IPC|cudaIpc|cuIpc|cuMemImportFromShareableHandle|cuMemExportToShareableHandle|P2P\/IPC|IPC handle/, sig: S.cudaIpc },
+  { test: /Could not find (?:NET with|net) id/, sig: S.netNotFound },
+  { test: /[Nn]etwork \S.* not found|Failed to initialize any NET plugin/, sig: S.network },
+  { test: /[Vv]ersion mismatch|Mismatched NCCL version/, sig: S.version },
+  { test: /async (?:fatal )?event/, sig: S.asyncEvent },
+  { test: /incompatible devices|device is incompatible/, sig: S.incompatible },
+  { test: /Cuda failure|CUDA error|cuda failure/, sig: S.cuda, detail: (m) => /'([^']+)'/.exec(m.input)?.[1] ?? '' },
+];
+
+/** Unknown WARN texts are grouped by their words, numbers and addresses masked. */
+export function normalizeMessage(msg: string): string {
+  return msg
+    .replace(/0x[0-9a-fA-F]+/g, '0x…')
+    .replace(/\b\d+(?:\.\d+){3}(?::\d+)?\b/g, '<addr>')
+    .replace(/\b[0-9a-fA-F:]{6,}\b/g, '<addr>')
+    .replace(/\d+/g, 'N')
+    .slice(0, 200);
+}
+
+function other(msg: string): Signature {
+  return {
+    id: `warn:${normalizeMessage(msg)}`,
+    severity: 'error',
+    title: 'NCCL warning',
+    meaning: 'a WARN line ncclx has no specific knowledge of; NCCL prints WARN only on failures',
+    causes: [],
+    next: ['read the lines just before it on the same host; the first WARN in time is usually the cause'],
+    reports: [],
+  };
+}
+
+/** The problem a WARN message shows (every WARN is one). */
+export function warnProblem(msg: string): ProblemMatch {
+  for (const r of WARN_RULES) {
+    const m = r.test.exec(msg);
+    if (m) return { signature: typeof r.sig === 'function' ? r.sig(m) : r.sig, detail: r.detail ? r.detail(m) : '' };
+  }
+  return { signature: other(msg), detail: '' };
+}
+
+/** INFO lines that are problems although NCCL does not WARN. */
+export function infoProblem(msg: string): ProblemMatch | null {
+  if (msg.charCodeAt(0) === 78 /* N */) {
+    if (/^NET\/IB ?: ?No device found/.test(msg)) return { signature: S.ibNoDevice, detail: '' };
+    if (/^NET\/IB ?: ?No IP interface found/.test(msg)) return { signature: S.noSocketIf, detail: '' };
+  } else if (msg.charCodeAt(0) === 70 /* F */ && msg.startsWith('Failed to open libibverbs')) return { signature: S.verbs, detail: '' };
+  return null;
+}
+
+export const SIGNATURES = S;
+export { WC_STATUS };
