@@ -4,6 +4,7 @@
 // from the log text, not computed by ncclx.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -111,7 +112,7 @@ describe('the corpus, one release family and launcher per file', () => {
 describe('against the prediction for roce-one-subnet (gpu-roce-07)', () => {
   const root = join(FIX, 'roce-one-subnet');
   const pred = (f: string) => json([join(CORPUS, 'predict', f), '--root', root]).d.prediction;
-  const c = (p: { consumers: { consumer: string }[] }, name: string) => p.consumers.find((x) => x.consumer === name) as { status: string; likely: string | null; evidence: string[] };
+  const c = (p: { consumers: { consumer: string }[] }, name: string) => p.consumers.find((x) => x.consumer === name) as unknown as { status: string; likely: string | null; evidence: string[] };
   it('a log written for this node agrees, consumer by consumer', () => {
     const p = pred('match.log');
     expect(p).toMatchObject({ node: 'gpu-roce-07', logHost: 'gpu-roce-07', ncclVersion: '2.21.5', versionSource: 'the log', agree: true });
@@ -155,6 +156,17 @@ describe('against the prediction for roce-one-subnet (gpu-roce-07)', () => {
     const r = ncclx([join(CORPUS, 'predict', 'differ-env.log'), '--root', root, '--no-color']);
     expect(r.stdout).toMatch(/Against the prediction for gpu-roce-07/);
     expect(r.stdout).toMatch(/✗ bootstrap {2}log: enp12s0np0 172\.16\.0\.11\n\s+predicted: ens3 10\.0\.0\.7\n\s+likely: environment/);
+  });
+});
+
+describe('--here: this node', () => {
+  it('predicts for the live node, found by its hostname in the log', () => {
+    const ex = JSON.parse(spawnSync(process.execPath, [CLI, 'explain', '--json', '--nccl-version', '2.28.3'], { encoding: 'utf8' }).stdout);
+    const sel = ex.bootstrap.selected[0];
+    const line = sel ? `Bootstrap : Using ${sel.name}:${sel.display}<0>` : 'Using network Socket';
+    const r = json(['-', '--here', '--nccl-version', '2.28.3'], `${hostname().split(".")[0]}:1:1 [0] NCCL INFO ${line}\n`);
+    expect(r.d.prediction).toMatchObject({ node: ex.host, logHost: hostname().split('.')[0], ncclVersion: '2.28.3' });
+    if (sel) expect(r.d.prediction.consumers[0]).toMatchObject({ consumer: 'bootstrap', status: 'agree' });
   });
 });
 

@@ -5,7 +5,7 @@
 // the log's size.
 
 import { factOf, type Endpoint, type Fact, type IbEntry } from './facts.js';
-import { parseLine, type LogLine } from './line.js';
+import { parseLine, type LogLine, type Prefix } from './line.js';
 import { infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
 export interface LogProblem {
@@ -100,6 +100,13 @@ interface HostState extends Omit<HostFacts, 'processes' | 'ranks' | 'problems'> 
   problems: Map<string, number>;
 }
 
+/** One process (host, pid): its host's facts and its ranks. */
+interface Proc {
+  host: HostState;
+  pid: number | null;
+  byRank: Map<number, RankFacts>;
+}
+
 interface ProblemState {
   match: ProblemMatch;
   line: string;
@@ -124,7 +131,9 @@ export class LogCollector {
   };
   private readonly hosts = new Map<string, HostState>();
   private readonly ranks = new Map<string, RankFacts>();
-  private readonly procRanks = new Map<string, Map<number, RankFacts>>();
+  private readonly procs = new Map<string, Proc>();
+  /** The process of a header with a host field, by the header object's identity (the hot path). */
+  private readonly procOfPrefix = new Map<Prefix, Proc>();
   private readonly problems = new Map<string, ProblemState>();
   private readonly seenWarn = new Set<string>();
   /** Launcher task → host, learned from NCCL lines, for bare lines that carry no host. */
@@ -156,21 +165,44 @@ export class LogCollector {
     return h;
   }
 
-  private rankState(host: string, pid: number | null, rank: number): RankFacts | null {
-    const proc = `${host}\u0000${pid ?? ''}`;
-    let byRank = this.procRanks.get(proc);
-    if (!byRank) this.procRanks.set(proc, (byRank = new Map()));
-    let r = byRank.get(rank);
+  private procOf(l: LogLine, host: string): Proc {
+    if (l.prefix && l.host) {
+      const hit = this.procOfPrefix.get(l.prefix);
+      if (hit) return hit;
+    }
+    const key = `${host}\u0000${l.pid ?? ''}`;
+    let p = this.procs.get(key);
+    if (!p) {
+      this.procs.set(key, (p = { host: this.hostState(host), pid: l.pid, byRank: new Map() }));
+      if (l.pid !== null) p.host.pids.add(l.pid);
+    }
+    if (l.prefix && l.host) {
+      if (this.procOfPrefix.size > 100_000) this.procOfPrefix.clear();
+      this.procOfPrefix.set(l.prefix, p);
+    }
+    return p;
+  }
+
+  private rankState(proc: Proc, rank: number): RankFacts | null {
+    let r = proc.byRank.get(rank);
     if (!r) {
       if (this.ranks.size >= MAX_RANKS) return null;
-      r = { host, pid, rank, nranks: null, cudaDev: null, busId: null, comm: null, initComplete: false, transports: {}, netDevices: [], netChannels: 0, gdrChannels: 0 };
-      byRank.set(rank, r);
-      this.ranks.set(`${proc}\u0000${rank}`, r);
+      r = { host: proc.host.host, pid: proc.pid, rank, nranks: null, cudaDev: null, busId: null, comm: null, initComplete: false, transports: {}, netDevices: [], netChannels: 0, gdrChannels: 0 };
+      proc.byRank.set(rank, r);
+      this.ranks.set(`${proc.host.host}\u0000${proc.pid ?? ''}\u0000${rank}`, r);
     }
     return r;
   }
 
   private add(l: LogLine, raw: string): void {
+    // Channel lines are most of a log: straight to their process.
+    if (l.level === 'INFO' && l.host && l.message.charCodeAt(0) === 67 /* C */) {
+      const f = factOf(l.message);
+      if (f?.kind === 'channel') {
+        this.channel(f, this.procOf(l, l.host));
+        return;
+      }
+    }
     const host = this.hostOf(l);
     if (l.host) {
       if (l.launcher.task && !this.taskHost.has(l.launcher.task)) this.taskHost.set(l.launcher.task, l.host);
@@ -208,9 +240,23 @@ export class LogCollector {
     h.problems.set(m.signature.id, (h.problems.get(m.signature.id) ?? 0) + repeat);
   }
 
+  private channel(f: Extract<Fact, { kind: 'channel' }>, proc: Proc): void {
+    const r = this.rankState(proc, f.rank);
+    if (!r) return;
+    r.transports[f.transport] = (r.transports[f.transport] ?? 0) + 1;
+    if (f.transport.startsWith('NET/')) {
+      r.netChannels++;
+      if (f.gdr) r.gdrChannels++;
+      if (f.netDev !== null && !r.netDevices.includes(f.netDev)) r.netDevices.push(f.netDev);
+      // Without a `Using network` line, the channel's transport is the one NCCL used.
+      if (this.summary.transport === null) this.summary.transport = f.transport.slice(4);
+      if (proc.host.transport === null) proc.host.transport = f.transport.slice(4);
+    }
+  }
+
   private fact(f: Fact, host: string, l: LogLine): void {
-    const h = this.hostState(host);
-    if (l.pid !== null) h.pids.add(l.pid);
+    const proc = this.procOf(l, host);
+    const h = proc.host;
     const s = this.summary;
     switch (f.kind) {
       case 'version':
@@ -257,7 +303,7 @@ export class LogCollector {
         h.transport ??= f.name;
         break;
       case 'rank': {
-        const r = this.rankState(host, l.pid, f.rank);
+        const r = this.rankState(proc, f.rank);
         if (!r) break;
         r.nranks = f.nranks;
         if (f.cudaDev !== null) r.cudaDev = f.cudaDev;
@@ -267,21 +313,9 @@ export class LogCollector {
         if (f.stage === 'complete') r.initComplete = true;
         break;
       }
-      case 'channel': {
-        const r = this.rankState(host, l.pid, f.rank);
-        if (!r) break;
-        r.transports[f.transport] = (r.transports[f.transport] ?? 0) + 1;
-        if (f.transport.startsWith('NET/')) {
-          r.netChannels++;
-          if (f.gdr) r.gdrChannels++;
-          if (f.netDev !== null && !r.netDevices.includes(f.netDev)) r.netDevices.push(f.netDev);
-          // Without a `Using network` line, the channel's transport is the one NCCL used.
-          const net = f.transport.slice(4);
-          s.transport ??= net;
-          h.transport ??= net;
-        }
+      case 'channel':
+        this.channel(f, proc);
         break;
-      }
       case 'gid':
         if (!(String(f.ibDev) in h.gidIndex)) h.gidIndex[String(f.ibDev)] = f.gidIndex;
         break;

@@ -88,8 +88,26 @@ const RING = /^Ring \d+ : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> (\d+)(?:\[[0-9a-fA-Fx]+
 const GID = /\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/;
 const GDR_HCA = /^NET\/\S+ ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'/;
 
+interface Via {
+  transport: string;
+  netDev: number | null;
+  gdr: boolean;
+}
+
+// A job prints the same few `via` texts millions of times.
+const viaCache = new Map<string, Via>();
+
+function channelVia(via: string): Via {
+  let v = viaCache.get(via);
+  if (!v) {
+    if (viaCache.size > 10_000) viaCache.clear();
+    viaCache.set(via, (v = channelTransport(via)));
+  }
+  return v;
+}
+
 /** A channel's `via` text: `NET/IB/0/GDRDMA`, `NET/Socket/1`, `NET/IB/2(5)/GDRDMA(PCI)/Shared`, `P2P/IPC`, `SHM/direct/direct`. */
-function channelTransport(via: string): { transport: string; netDev: number | null; gdr: boolean } {
+function channelTransport(via: string): Via {
   if (via.startsWith('NET/')) {
     const parts = via.split('/');
     const dev = /^(\d+)/.exec(parts[2] ?? '');
@@ -100,26 +118,78 @@ function channelTransport(via: string): { transport: string; netDev: number | nu
   return { transport: via.split('/')[0]!, netDev: null, gdr: false };
 }
 
+/** Digits at i: [value, end], or null. */
+function digitsAt(s: string, i: number): [number, number] | null {
+  let v = 0;
+  let j = i;
+  for (; j < s.length; j++) {
+    const c = s.charCodeAt(j) - 48;
+    if (c < 0 || c > 9) break;
+    v = v * 10 + c;
+  }
+  return j > i ? [v, j] : null;
+}
+
+/**
+ * `Channel NN[/N] : R[x] -> P[y] [[send]|[receive] ]via T`, parsed by hand:
+ * these lines are most of a log. Anything unexpected falls back to the regex.
+ */
+function channelFast(msg: string): Fact | null {
+  let i = 8; // after 'Channel '
+  const ch = digitsAt(msg, i);
+  if (!ch) return null;
+  i = ch[1];
+  if (msg.charCodeAt(i) === 47 /* / */) {
+    const c = digitsAt(msg, i + 1);
+    if (!c) return null;
+    i = c[1];
+  }
+  if (!msg.startsWith(' : ', i)) return null;
+  const a = digitsAt(msg, i + 3);
+  if (!a || msg.charCodeAt(a[1]) !== 91 /* [ */) return null;
+  i = msg.indexOf('] -> ', a[1]);
+  if (i < 0) return null;
+  const b = digitsAt(msg, i + 5);
+  if (!b || msg.charCodeAt(b[1]) !== 91) return null;
+  i = msg.indexOf('] ', b[1]);
+  if (i < 0) return null;
+  i += 2;
+  let direction: 'send' | 'receive' | null = null;
+  if (msg.startsWith('[send] ', i)) {
+    direction = 'send';
+    i += 7;
+  } else if (msg.startsWith('[receive] ', i)) {
+    direction = 'receive';
+    i += 10;
+  }
+  if (!msg.startsWith('via ', i) || i + 4 >= msg.length) return null;
+  const t = channelVia(msg.slice(i + 4));
+  const recv = direction === 'receive';
+  return { kind: 'channel', rank: recv ? b[0] : a[0], peer: recv ? a[0] : b[0], transport: t.transport, netDev: t.netDev, gdr: t.gdr, direction };
+}
+
 /** The fact an INFO/VERSION message states, or null. WARN lines are judged by signatures.ts. */
 export function factOf(msg: string): Fact | null {
   switch (msg.charCodeAt(0)) {
     case 67 /* C */: {
       if (!msg.startsWith('Channel ')) return null;
+      const fast = channelFast(msg);
+      if (fast) return fast;
       const m = CHANNEL.exec(msg);
       if (!m) return null;
-      const t = channelTransport(m[4]!);
+      const t = channelVia(m[4]!);
       const direction = (m[3] as 'send' | 'receive' | undefined) ?? null;
       // A [receive] line names the peer first and this rank second.
-      const [rank, peer] = direction === 'receive' ? [Number(m[2]), Number(m[1])] : [Number(m[1]), Number(m[2])];
-      return { kind: 'channel', rank, peer, ...t, direction };
+      const recv = direction === 'receive';
+      return { kind: 'channel', rank: Number(recv ? m[2] : m[1]), peer: Number(recv ? m[1] : m[2]), transport: t.transport, netDev: t.netDev, gdr: t.gdr, direction };
     }
     case 82 /* R */: {
       const m = msg.startsWith('Ring ') ? RING.exec(msg) : null;
       if (!m) break;
-      const t = channelTransport(m[4]!);
+      const t = channelVia(m[4]!);
       const direction = (m[3] as 'send' | 'receive' | undefined) ?? null;
-      const [rank, peer] = direction === 'receive' ? [Number(m[2]), Number(m[1])] : [Number(m[1]), Number(m[2])];
-      return { kind: 'channel', rank, peer, ...t, direction };
+      const recv = direction === 'receive';
+      return { kind: 'channel', rank: Number(recv ? m[2] : m[1]), peer: Number(recv ? m[1] : m[2]), transport: t.transport, netDev: t.netDev, gdr: t.gdr, direction };
     }
     case 78 /* N */: {
       if (msg.startsWith('NCCL version ')) {

@@ -28,6 +28,8 @@ export interface LogLine {
   message: string;
   /** Ray `[repeated Nx across cluster]`: how many lines this one stands for. */
   repeat: number;
+  /** The shared header object (null on bare lines): the same object for every line with the same header text. */
+  prefix: Prefix | null;
 }
 
 // Colour and cursor sequences left by terminals and collectors.
@@ -39,7 +41,8 @@ const REPEATED = /\s*\[repeated (\d+)x across cluster\]\s*$/;
 const HEADER = /(?:^|(?<=[\s:>\])]))([^\s:[\]]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+:\d+(?: \([^)]*\))?))? ?$/;
 const BARE_VERSION = /(?:^|[\s:>\]])NCCL version (\d+\.\d+\.\d+\S*)/;
 
-interface Prefix {
+/** NCCL's header and what was in front of it; one object per distinct text (callers may key on its identity). */
+export interface Prefix {
   host: string | null;
   pid: number | null;
   tid: number | null;
@@ -87,8 +90,17 @@ export function parseLauncher(text: string): LauncherInfo {
 const prefixCache = new Map<string, Prefix | null>();
 const PREFIX_CACHE_MAX = 50_000;
 
+let lastPre = '';
+let lastPrefix: Prefix | null = null;
+
 function parsePrefix(pre: string): Prefix | null {
+  // Consecutive lines of one thread share their header: compare before hashing.
+  if (pre === lastPre && lastPrefix) return lastPrefix;
   const hit = prefixCache.get(pre);
+  if (hit) {
+    lastPre = pre;
+    lastPrefix = hit;
+  }
   if (hit !== undefined) return hit;
   const m = HEADER.exec(pre);
   const p: Prefix | null = m
@@ -103,6 +115,10 @@ function parsePrefix(pre: string): Prefix | null {
     : null;
   if (prefixCache.size >= PREFIX_CACHE_MAX) prefixCache.clear();
   prefixCache.set(pre, p);
+  if (p) {
+    lastPre = pre;
+    lastPrefix = p;
+  }
   return p;
 }
 
@@ -128,6 +144,12 @@ function finish(message: string): { message: string; repeat: number } {
 
 const LEVELS: readonly LogLevel[] = ['INFO', 'WARN', 'TRACE', 'ABORT'];
 
+function levelAt(s: string, i: number): LogLevel | null {
+  // INFO first: nearly every line is one.
+  for (const l of LEVELS) if (s.startsWith(l, i) && (s.length === i + l.length || s.charCodeAt(i + l.length) === 32)) return l;
+  return null;
+}
+
 /**
  * An NCCL line, or null for anything else. Lines NCCL prints without its
  * header (the bare `NCCL version …` of ≤ 2.21) come back with level VERSION.
@@ -140,19 +162,19 @@ export function parseLine(raw: string): LogLine | null {
     const k = s.indexOf('NCCL ', from);
     if (k < 0) break;
     from = k + 5;
-    const level = LEVELS.find((l) => s.startsWith(l, k + 5) && (s.length === k + 5 + l.length || s.charCodeAt(k + 5 + l.length) === 32));
+    const level = levelAt(s, k + 5);
     if (!level) continue;
     const pre = k > 0 ? s.slice(0, k) : '';
     const p = parsePrefix(pre);
     if (!p) continue;
     const { message, repeat } = finish(s.slice(Math.min(s.length, k + 6 + level.length)));
-    return { level, host: p.host, pid: p.pid, tid: p.tid, cudaDev: p.cudaDev, source: p.source, launcher: p.launcher, message, repeat };
+    return { level, host: p.host, pid: p.pid, tid: p.tid, cudaDev: p.cudaDev, source: p.source, launcher: p.launcher, message, repeat, prefix: p };
   }
   const v = BARE_VERSION.exec(s);
   if (v) {
     const before = s.slice(0, v.index + (v[0].startsWith('NCCL') ? 0 : 1));
     const { message, repeat } = finish(s.slice(s.indexOf('NCCL version', v.index)));
-    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: parseLauncher(before), message, repeat };
+    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: parseLauncher(before), message, repeat, prefix: null };
   }
   return null;
 }
