@@ -11,6 +11,7 @@ import { registerExplainCommand } from './commands/explain.js';
 import { registerFixCommand } from './commands/fix.js';
 import { registerIbCommands } from './commands/ib.js';
 import { registerLogCommand } from './commands/log.js';
+import { registerTopoCommand } from './commands/topo.js';
 import { registerSnapshotCommand } from './commands/snapshot.js';
 import { UserError } from './model/errors.js';
 import { visible } from './report/display.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerCompareCommand(program);
   registerEnvCommand(program);
   registerLogCommand(program);
+  registerTopoCommand(program);
   return program;
 }
 

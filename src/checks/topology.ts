@@ -7,6 +7,8 @@ import { rdmaNetdevs } from '../model/linux/rdma-netdevs.js';
 import { advise, ok, result, run } from '../model/result/build.js';
 import type { Outcome } from '../model/result/types.js';
 import type { RdmaDevice } from '../model/snapshot/rdma-types.js';
+import { versionString } from '../model/nccl/versions.js';
+import { topoReport } from '../model/topo/report.js';
 
 const unknownBecause = (summary: string, why: string): Outcome => result('unknown', summary, [], why);
 
@@ -84,4 +86,29 @@ const numaPlacement: Check = {
   },
 };
 
-export const topologyChecks: Check[] = [nicWithoutRdma, numaPlacement];
+// NCCL's own topology (src/model/topo): one check per finding kind, all from one report.
+const report = (ctx: CheckContext) => ctx.memo('topo-report', () => topoReport(ctx.snapshot, { ncclVersion: versionString(ctx.reasoning.choice.version) }));
+
+function topoCheck(id: string, title: string, okText: string, why: string): Check {
+  return {
+    id,
+    title,
+    family: 'topology',
+    run(ctx) {
+      const r = report(ctx);
+      if (r.unavailable) return unknownBecause(`no PCI topology: ${r.unavailable}`, 'NCCL\'s GPU ↔ NIC paths cannot be rebuilt without the PCI tree.');
+      if (r.gpus.length === 0 || r.nics.length === 0) return result('na', r.gpus.length === 0 ? 'no NVIDIA GPUs visible' : 'no NIC that NCCL\'s IB transport places', [], '');
+      const mine = r.findings.filter((f) => f.id === id);
+      if (mine.length === 0) return ok(okText);
+      const evidence = [{ kind: 'value' as const, source: `ncclx model of NCCL ${r.ncclVersion} topology (ncclx topo)`, value: r.pairs.map((p) => `GPU${p.gpu}→${p.nic === null ? '-' : r.nics[p.nic]!.device} ${p.path ?? '-'}`).join(', ') }];
+      return mine.map((f) => result(f.severity, f.message, evidence, why, f.remediation));
+    },
+  };
+}
+
+const topoGdr = topoCheck('TOPO-010', 'GPUDirect RDMA is not disabled by distance', 'every GPU reaches its NIC within the GPUDirect RDMA distance', 'Beyond NCCL_NET_GDR_LEVEL (default PXB) NCCL stages network data through host memory, which costs bandwidth and CPU.');
+const topoFunnel = topoCheck('TOPO-011', 'GPUs are spread over the NICs', 'each GPU\'s first channel uses its own NIC', 'GPUs that share a NIC while another sits idle halve their network bandwidth.');
+const topoLink = topoCheck('TOPO-012', 'PCIe links run at the speed and width they support', 'every GPU and NIC PCIe link runs at its maximum speed and width', 'A link trained down (x8 instead of x16, a lower generation) silently halves bandwidth; NCCL reads the maximum and does not notice.');
+const topoCross = topoCheck('TOPO-013', 'Every GPU has a NIC on its side of the CPU interconnect', 'no GPU reaches its NIC across sockets', 'Traffic across the CPU interconnect is slower and GPUDirect RDMA is off at SYS distance.');
+
+export const topologyChecks: Check[] = [nicWithoutRdma, numaPlacement, topoGdr, topoFunnel, topoLink, topoCross];

@@ -85,6 +85,8 @@ const EXPECTED: Record<string, Expected> = {
   'ib8-storage': {
     exit: 0,
     notOk: {
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
+      'TOPO-010:info': 8,
       // mlx5_5 and mlx5_11 (one port of each storage NIC) are not cabled: DOWN/Disabled. One result listing both.
       'IB-009:warn': 1,
       // NCCL_IB_HCA unset: the IB rails and the two cabled RoCE storage ports are kept together.
@@ -97,6 +99,8 @@ const EXPECTED: Record<string, Expected> = {
   'roce-one-subnet': {
     exit: 1,
     notOk: {
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
+      'TOPO-010:info': 8,
       // NCCL_SOCKET_IFNAME unset: the socket transport takes ens3 (default route) together with the rails.
       'SOCK-031:warn': 1,
       // Eight RoCE rails in 172.16.0.0/24 (one group), with the kernel's ARP defaults.
@@ -111,6 +115,8 @@ const EXPECTED: Record<string, Expected> = {
   'roce-rail-subnets': {
     exit: 0,
     notOk: {
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
+      'TOPO-010:info': 8,
       'SOCK-031:warn': 1, // socket transport: eno1 (default route) with the rails
       'IB-010:warn': 1, // ens6f1np1 (mlx5_7) left at MTU 1500
       'IB-028:info': 1, // dual-port NICs fused into virtual NICs (≥ 2.24.3)
@@ -129,6 +135,8 @@ const EXPECTED: Record<string, Expected> = {
   sandbox: {
     exit: 1,
     notOk: {
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
+      'TOPO-010:info': 2,
       'SOCK-031:warn': 1, // the pod network's eth0 (default route) next to net1/net2 in the socket transport
       'IB-014:error': 1, // 64 KiB memlock (< 64 MiB: error)
       'IB-019:info': 1, // EINVAL on other namespaces' GID types, tolerated by 2.28.3
@@ -143,6 +151,8 @@ const EXPECTED: Record<string, Expected> = {
   'roce-bond': {
     exit: 0,
     notOk: {
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
+      'TOPO-010:info': 8,
       'SOCK-031:warn': 1, // socket transport: eno1 (default route) with ens2np0, ens5np0, bond0
       'IB-003:warn': 1, // NCCL_IB_HCA unset: mlx5_bond_0 used next to mlx5_2, mlx5_3
     },

@@ -2,6 +2,8 @@
 // RDMA device) and NVIDIA GPUs (for GPU↔NIC NUMA placement), read by
 // src/probe/pci.ts from /sys/bus/pci/devices.
 
+import type { TopoPart } from './topo-types.js';
+
 export interface PciFunctionInfo {
   bdf: string;
   /** e.g. 0x020000 (Ethernet), 0x020700 (InfiniBand), 0x030200 (3D controller). */
@@ -20,4 +22,6 @@ export interface PciPart {
   present: boolean;
   nics: PciFunctionInfo[];
   gpus: PciFunctionInfo[];
+  /** The PCI paths of GPUs and RDMA devices, for NCCL's topology (`ncclx topo`); absent in older snapshots. */
+  topology?: TopoPart;
 }

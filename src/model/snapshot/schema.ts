@@ -183,6 +183,19 @@ const pciFunction = z.object({
   netdevs: z.array(z.string()),
 });
 
+const topoFunction = z.object({
+  bdf: z.string(),
+  path: z.array(z.string()),
+  class: z.string().nullable(),
+  vendor: z.string().nullable(),
+  device: z.string().nullable(),
+  numaNode: z.number().nullable(),
+  maxLinkSpeed: z.string().nullable(),
+  maxLinkWidth: z.number().nullable(),
+  currentLinkSpeed: z.string().nullable(),
+  currentLinkWidth: z.number().nullable(),
+});
+
 export const nodeSnapshotSchema = z.object({
   schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('ncclx'), version: z.string() }),
@@ -221,6 +234,14 @@ export const nodeSnapshotSchema = z.object({
       present: z.boolean(),
       nics: z.array(pciFunction),
       gpus: z.array(pciFunction),
+      topology: z
+        .object({
+          functions: z.array(topoFunction),
+          gpus: z.array(z.string()),
+          numaNodes: z.array(z.object({ id: z.number(), cpulist: z.string() })),
+          cpu: z.object({ arch: z.string().nullable(), vendor: z.string().nullable(), family: z.number().nullable(), model: z.number().nullable() }),
+        })
+        .optional(),
     })
     .optional(),
 });

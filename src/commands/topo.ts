@@ -1,0 +1,41 @@
+// `ncclx topo`: the GPU ↔ NIC topology as NCCL sees it (src/model/topo):
+// wiring only. Exit 0 without errors, 1 when a finding is an error, 2 for bad
+// usage or input.
+
+import type { Command } from 'commander';
+import { topoReport } from '../model/topo/report.js';
+import { terminalText } from '../report/display.js';
+import { makeStyle, wantColor } from '../report/style.js';
+import { renderTopo, topoJson } from '../report/topo-text.js';
+import { addSourceOptions, addVersionOption, readNode, type SourceOptions } from './options.js';
+
+interface TopoOptions extends SourceOptions {
+  ncclVersion?: string;
+  hca?: string;
+  gdrLevel?: string;
+  json?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+}
+
+export function registerTopoCommand(program: Command): void {
+  addSourceOptions(
+    addVersionOption(
+      program
+        .command('topo')
+        .description('the GPU ↔ NIC topology as NCCL sees it: PCI path types, the NIC each GPU uses, GPUDirect RDMA per pair')
+        .option('--hca <spec>', 'NCCL_IB_HCA to model (overrides the environment)')
+        .option('--gdr-level <level>', 'NCCL_NET_GDR_LEVEL to model (overrides the environment)'),
+    ),
+  )
+    .option('--json', 'print JSON (schema in docs/topo-json.md)')
+    .option('-v, --verbose', 'the NCCL log line of every decision, every GPU\'s PCI parents')
+    .option('--no-color', 'no colour')
+    .action(async (opts: TopoOptions) => {
+      const snap = await readNode(opts, { rdma: true });
+      const report = topoReport(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel });
+      if (opts.json) process.stdout.write(JSON.stringify(topoJson(report), null, 2) + '\n');
+      else process.stdout.write(terminalText(renderTopo(report, makeStyle(wantColor(opts.color)), !!opts.verbose)));
+      process.exitCode = report.findings.some((f) => f.severity === 'error') ? 1 : 0;
+    });
+}

@@ -1,0 +1,30 @@
+// The PCI topology part of a snapshot (src/probe/topology.ts): every PCI
+// function on the sysfs path of each NVIDIA GPU and each RDMA device up to
+// its root complex, with the attributes NCCL's topology detection reads
+// (graph/xml.cc), the NUMA nodes and the CPU as NCCL identifies it.
+
+export interface TopoFunction {
+  bdf: string;
+  /** The sysfs path below /sys/devices, one component per entry: ['pci0000:00', '0000:00:01.0', …, bdf]. */
+  path: string[];
+  class: string | null;
+  vendor: string | null;
+  device: string | null;
+  /** `numa_node` as read (-1 when the platform does not say), null when unreadable. */
+  numaNode: number | null;
+  maxLinkSpeed: string | null;
+  maxLinkWidth: number | null;
+  currentLinkSpeed: string | null;
+  currentLinkWidth: number | null;
+}
+
+export interface TopoPart {
+  /** Functions by bdf: the endpoints and every bridge above them. */
+  functions: TopoFunction[];
+  /** NVIDIA GPUs (class 0x0300/0x0302), by bdf in PCI order. */
+  gpus: string[];
+  /** NUMA nodes with their CPU lists. */
+  numaNodes: { id: number; cpulist: string }[];
+  /** /proc/cpuinfo: vendor_id, cpu family, model (first processor); uname machine. */
+  cpu: { arch: string | null; vendor: string | null; family: number | null; model: number | null };
+}

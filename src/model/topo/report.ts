@@ -1,0 +1,292 @@
+// `ncclx topo` as data: the GPU ↔ NIC matrix of NCCL path types, which NIC
+// each GPU's channels use, GPUDirect RDMA per pair and why, and the findings
+// (TOPO-010…014). Built on system.ts (NCCL's graph) and the IB model (which
+// ports NCCL keeps under NCCL_IB_HCA). Pure.
+
+import { advise } from '../result/build.js';
+import type { Finding } from '../result/types.js';
+import { effectiveEnv, withFlags } from '../nccl/conf.js';
+import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
+import { ibModel } from '../nccl/ib-report.js';
+import { chooseVersion } from '../nccl/version-choice.js';
+import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
+import type { NodeSnapshot } from '../snapshot/types.js';
+import type { TopoFunction } from '../snapshot/topo-types.js';
+import { buildSystem, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type Path, type PathName } from './system.js';
+
+export interface TopoOverrides {
+  ncclVersion?: string;
+  /** NCCL_IB_HCA to model. */
+  hca?: string;
+  /** NCCL_NET_GDR_LEVEL to model. */
+  gdrLevel?: string;
+}
+
+export interface LinkState {
+  maxSpeed: string | null;
+  maxWidth: number | null;
+  currentSpeed: string | null;
+  currentWidth: number | null;
+  /** Running below what the device and its slot support. */
+  degraded: boolean;
+}
+
+export interface TopoGpu {
+  /** CUDA index in PCI order (CUDA_DEVICE_ORDER=PCI_BUS_ID, the usual order on uniform nodes). */
+  index: number;
+  bdf: string;
+  numaNode: number | null;
+  /** NCCL's parent chain up to the CPU, e.g. ['0000:18:00.0', 'CPU 0']. */
+  parents: string[];
+  link: LinkState | null;
+}
+
+export interface TopoNic {
+  /** NCCL's IB device index (`[i]` in NET/IB : Using). */
+  index: number;
+  device: string;
+  port: number;
+  bdf: string | null;
+  numaNode: number | null;
+  parents: string[];
+  link: LinkState | null;
+  rateGbps: number | null;
+}
+
+export interface GdrDecision {
+  enabled: boolean | null;
+  /** The path type compared, the level it is compared with. */
+  distance: PathName;
+  level: PathName;
+  levelSource: string;
+  why: string;
+  /** The line NCCL prints (and at which level) for this decision, in this version's wording and numbering. */
+  log: string;
+}
+
+export interface TopoPair {
+  gpu: number;
+  /** The NIC index of each channel's NET (channel 0 first), as ncclTopoGetLocalNet picks it. */
+  nic: number | null;
+  channelNics: number[];
+  path: PathName | null;
+  bwGBs: number | null;
+  /** NICs tied for best (bandwidth, then path type). */
+  localNics: number[];
+  gdr: GdrDecision | null;
+}
+
+export interface TopoReport {
+  ncclVersion: string;
+  versionSource: string;
+  versionBeyondModel: VersionBeyond | null;
+  host: string;
+  /** null when the snapshot has no topology (older snapshot, no /sys). */
+  unavailable: string | null;
+  gpus: TopoGpu[];
+  nics: TopoNic[];
+  /** matrix[g][n]: NCCL's path type from GPU g to NIC n, and its bandwidth in GB/s. */
+  matrix: { path: PathName; bwGBs: number }[][];
+  pairs: TopoPair[];
+  findings: Finding[];
+  notes: string[];
+}
+
+/** NVIDIA GPUs attached to a Grace CPU over NVLink-C2C (PCI device ids): GH200, GB200, GB10. */
+const C2C_GPUS = new Set(['0x2342', '0x2348', '0x2941', '0x2e12']);
+
+/** Distance numbers NCCL prints, by version (nccl-behavior.md §5). */
+function distanceNumber(p: PathName, profile: Profile): number {
+  const v = profile.version;
+  const order = atLeast(v, '2.27.5')
+    ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']
+    : atLeast(v, '2.27.3')
+      ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET']
+      : atLeast(v, '2.26.2')
+        ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET']
+        : ['LOC', 'NVL', 'NVB', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET'];
+  return order.indexOf(p);
+}
+
+/** NCCL_NET_GDR_LEVEL as ncclGetLevel reads it: a case-sensitive name this version knows, or a legacy integer. */
+export function gdrLevel(raw: string | undefined, profile: Profile): { level: PathName; source: string } {
+  if (raw === undefined) return { level: 'PXB', source: 'default' };
+  if (gdrLevelNames(profile).includes(raw)) return { level: raw as PathName, source: `NCCL_NET_GDR_LEVEL=${raw}` };
+  if (/^\d/.test(raw)) {
+    const n = parseInt(raw, 10);
+    const level: PathName = n <= 0 ? 'LOC' : n === 1 ? 'PIX' : n === 2 ? 'PXB' : n === 3 ? 'PHB' : 'SYS';
+    return { level, source: `NCCL_NET_GDR_LEVEL=${raw} (legacy integer → ${level})` };
+  }
+  return { level: 'PXB', source: `default (NCCL_NET_GDR_LEVEL=${raw} is not a level this NCCL knows: ignored)` };
+}
+
+function linkState(f: TopoFunction | undefined): LinkState | null {
+  if (!f) return null;
+  const num = (s: string | null) => (s ? parseFloat(s) : NaN);
+  const slower = num(f.currentLinkSpeed) < num(f.maxLinkSpeed);
+  const narrower = f.currentLinkWidth !== null && f.maxLinkWidth !== null && f.currentLinkWidth > 0 && f.currentLinkWidth < f.maxLinkWidth;
+  return { maxSpeed: f.maxLinkSpeed, maxWidth: f.maxLinkWidth, currentSpeed: f.currentLinkSpeed, currentWidth: f.currentLinkWidth, degraded: slower || narrower };
+}
+
+const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
+
+export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
+  const choice = chooseVersion(o.ncclVersion, snapshot);
+  const profile = profileFor(choice.version);
+  const base = {
+    ncclVersion: versionString(choice.version),
+    versionSource: choice.source,
+    versionBeyondModel: choice.beyond,
+    host: snapshot.host.hostname,
+  };
+  const topo = snapshot.pci?.topology;
+  if (!topo) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: [] };
+  const env = withFlags(effectiveEnv(snapshot.env, profile), [
+    ['NCCL_IB_HCA', o.hca, '--hca'],
+    ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
+  ]);
+  const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
+  const ibDevices = ib?.selection.transport.used ? ib.selection.devices : [];
+  const sys = buildSystem(topo, ibDevices);
+  const matrix = pathMatrix(sys);
+  const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
+  const chain = (key: string): string[] => {
+    const out: string[] = [];
+    let k = key;
+    for (let guard = 0; guard < 32; guard++) {
+      const p = sys.parents.get(k);
+      if (!p) break;
+      out.push(p);
+      if (p.startsWith('CPU')) break;
+      k = `PCI:${p}`;
+    }
+    return out;
+  };
+  const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!)) }));
+  const nics: TopoNic[] = sys.nets.map((n) => {
+    const d = n.ib!;
+    const nicNode = n.links.find((l) => l.type === 'NET')!.rem;
+    const bdf = nicNode.bdf;
+    return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps };
+  });
+  const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
+  const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
+  const nicGdr: boolean | null = readiness.status === 'peer-memory' || readiness.status === 'dma-buf' ? true : readiness.status === 'disabled' ? false : null;
+  // Grace Hopper / Grace Blackwell / GB10: the GPU reaches the CPU over NVLink-C2C, which NCCL (≥ 2.26) counts as C2C/P2C.
+  const c2c = (bdf: string) => C2C_GPUS.has((fns.get(bdf)?.device ?? '').toLowerCase());
+  const pairs: TopoPair[] = gpus.map((g) => {
+    const row = matrix[g.index]!;
+    const local = localNets(row);
+    const nic = localNetFor(matrix, g.index, g.index, 0);
+    const channelNics = [...new Set([0, 1, 2, 3].map((c) => localNetFor(matrix, g.index, g.index, c)).filter((x): x is number => x !== null))];
+    if (nic === null) return { gpu: g.index, nic: null, channelNics: [], path: null, bwGBs: null, localNics: [], gdr: null };
+    const p: Path = row[nic]!;
+    const distance = name(p.type) as PathName;
+    const within = PATH[distance] <= PATH[level];
+    const numbers = `distance ${distanceNumber(distance, profile)} ${within ? '<=' : '>'} ${distanceNumber(level, profile)}`;
+    const where = atLeast(profile.version, '2.30.3') ? 'TRACE (not printed by release builds)' : atLeast(profile.version, '2.27.3') ? 'INFO GRAPH|NET' : 'INFO NET';
+    if (c2c(g.bdf) && nicGdr !== false) {
+      const gdr: GdrDecision = { enabled: null, distance, level, levelSource, why: `a C2C platform (GPU ${fns.get(g.bdf)?.device}): NCCL ≥ 2.26 measures this NIC over NVLink-C2C (P2C) and can enable GPUDirect RDMA (NCCL_NET_GDR_C2C); ncclx does not model C2C paths yet`, log: 'GPU Direct RDMA … (C2C: not modelled by ncclx)' };
+      return { gpu: g.index, nic, channelNics, path: distance, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
+    }
+    const gdr: GdrDecision = {
+      enabled: nicGdr === false ? false : within ? (nicGdr === null ? null : true) : false,
+      distance,
+      level,
+      levelSource,
+      why:
+        nicGdr === false
+          ? `the NIC side cannot do GPUDirect RDMA: no peer-memory path NCCL ${base.ncclVersion} checks, and no DMA-BUF`
+          : !within
+            ? `the path GPU ${g.index} → ${nics[nic]!.device} is ${distance}, beyond ${level} (${levelSource})`
+            : nicGdr === null
+              ? `within ${level}, but ncclx has no RDMA data to tell whether the NIC side supports it`
+              : `the path is ${distance}, within ${level} (${levelSource}); NIC side: ${readiness.status === 'peer-memory' ? 'peer memory' : 'DMA-BUF'}`,
+      log: `GPU Direct RDMA ${within && nicGdr !== false ? 'Enabled' : 'Disabled'} for GPU ${g.index} / HCA ${nic} (${numbers}) — ${where}`,
+    };
+    return { gpu: g.index, nic, channelNics, path: distance, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
+  });
+  const findings: Finding[] = [];
+  for (const p of pairs) {
+    if (p.gdr && p.gdr.enabled === false && PATH[p.gdr.distance] > PATH[p.gdr.level] && nicGdr !== false) {
+      findings.push({
+        id: 'TOPO-010',
+        // Across sockets it is a placement problem; behind another root port of the same CPU it is how the platform is built.
+        severity: p.gdr.distance === 'SYS' ? 'warn' : 'info',
+        message: `GPU ${p.gpu} (${gpus[p.gpu]!.bdf}) reaches its NIC ${nics[p.nic!]!.device} over ${p.path}: GPUDirect RDMA is disabled (beyond ${p.gdr.level}), so its network traffic is staged through host memory`,
+        remediation: advise('Put each GPU\'s NIC on the GPU\'s PCIe switch (the placement NCCL expects), or accept the copy; NCCL_NET_GDR_LEVEL set to the path shown enables GPUDirect RDMA at that distance, which is often slower than staging — measure before keeping it'),
+      });
+    }
+  }
+  // GPUs funnelled into one NIC while another carries no GPU's channel 0.
+  const used = new Map<number, number[]>();
+  for (const p of pairs) if (p.nic !== null) used.set(p.nic, [...(used.get(p.nic) ?? []), p.gpu]);
+  const idle = nics.filter((n) => !used.has(n.index));
+  for (const [nic, gs] of used) {
+    if (gs.length > 1 && idle.length > 0 && gpus.length <= nics.length) {
+      findings.push({
+        id: 'TOPO-011',
+        severity: 'warn',
+        message: `GPUs ${gs.join(', ')} all use ${nics[nic]!.device} first while ${idle.map((n) => n.device).join(', ')} ${idle.length === 1 ? 'carries' : 'carry'} no GPU's first channel: the rails are not aligned with the GPUs`,
+        remediation: advise('Check the PCIe placement (each GPU should share a switch with its own NIC) and NCCL_IB_HCA (a NIC left out moves GPUs onto their neighbours)'),
+      });
+    }
+  }
+  for (const n of nics) {
+    if (n.link?.degraded) {
+      findings.push({
+        id: 'TOPO-012',
+        severity: 'warn',
+        message: `${n.device} (${n.bdf}) runs at ${n.link.currentSpeed ?? '?'} x${n.link.currentWidth ?? '?'} but supports ${n.link.maxSpeed ?? '?'} x${n.link.maxWidth ?? '?'}: its PCIe link trained down, and NCCL, which reads max_link_*, does not see it`,
+        remediation: advise('Reseat the card or check the slot, riser and BIOS PCIe settings; `lspci -vv -s <bdf> | grep LnkSta` confirms it'),
+      });
+    }
+  }
+  for (const g of gpus) {
+    if (g.link?.degraded) {
+      findings.push({
+        id: 'TOPO-012',
+        severity: 'warn',
+        message: `GPU ${g.index} (${g.bdf}) runs at ${g.link.currentSpeed ?? '?'} x${g.link.currentWidth ?? '?'} but supports ${g.link.maxSpeed ?? '?'} x${g.link.maxWidth ?? '?'} (an idle GPU may lower its speed to save power; the width does not change)`,
+        remediation: advise('Check under load (`nvidia-smi -q | grep -A4 "PCIe Generation\\|Link Width"`); a narrower width is a slot or riser problem'),
+      });
+    }
+  }
+  for (const p of pairs) {
+    if (p.path === 'SYS') {
+      findings.push({
+        id: 'TOPO-013',
+        severity: 'warn',
+        message: `GPU ${p.gpu}'s nearest NIC ${nics[p.nic!]!.device} is across the CPU interconnect (SYS): every byte it sends crosses sockets`,
+        remediation: advise('Put a NIC on the GPU\'s NUMA node, or check that NCCL_IB_HCA does not leave out the local one'),
+      });
+    }
+  }
+  for (const n of nics) {
+    if (!n.bdf) {
+      findings.push({
+        // The doctor says this as IB-011 (RDMA device off the PCI tree); the same id here.
+        id: 'IB-011',
+        severity: 'warn',
+        message: `${n.device}: /sys/class/infiniband/${n.device}/device is not a PCI function, so NCCL places the NIC on the first CPU: its distance to every GPU is PHB or SYS and GPUDirect RDMA is off`,
+        remediation: advise('Give the container the host\'s /sys (or the device links), or write the topology with NCCL_TOPO_FILE'),
+      });
+    }
+  }
+  return {
+    ...base,
+    unavailable: null,
+    gpus,
+    nics,
+    matrix: matrix.map((row) => row.map((p) => ({ path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10 }))),
+    pairs,
+    findings,
+    notes: [
+      ...sys.notes,
+      ...(ib && !ib.selection.transport.used ? [`the IB transport is not used (${ib.selection.transport.why}): no NIC is placed`] : []),
+      ...(!snapshot.rdma ? ['no RDMA data: no NIC is placed'] : []),
+      'without NVLink data (nvidia-smi) ncclx models PCIe paths only: PXN and NVLink routes are not shown',
+      'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
+    ],
+  };
+}

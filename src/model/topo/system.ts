@@ -1,0 +1,259 @@
+// NCCL's topology graph rebuilt from the snapshot (nccl-behavior.md §5, §7;
+// NVIDIA/nccl src/graph/xml.cc, topo.cc, paths.cc): PCI nodes as
+// ncclTopoGetXmlFromSys finds them (each device hangs off the PCI function two
+// levels up its sysfs path — a switch's upstream port — or off the CPU of its
+// NUMA node at a root complex), link bandwidths from max_link_width/speed
+// (the smaller of the device's and its port's), NET nodes per IB port, and the
+// path type and bandwidth between every GPU and NET by NCCL's breadth-first
+// search. Pure.
+
+import type { NcclIbDevice } from '../nccl/ib.js';
+import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
+
+/** Path types in NCCL's order (≥ 2.27.5 numbering); only the order matters for decisions. */
+export const PATH = { LOC: 0, NVL: 1, NVB: 2, C2C: 3, PIX: 4, PXB: 5, P2C: 6, PXN: 7, PHB: 8, SYS: 9, NET: 10, DIS: 11 } as const;
+export type PathName = keyof typeof PATH;
+export const PATH_NAMES = Object.keys(PATH) as PathName[];
+
+export const LOC_BW = 5000;
+const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
+
+type Kind = 'GPU' | 'PCI' | 'CPU' | 'NIC' | 'NET';
+type LinkType = 'PCI' | 'SYS' | 'NET';
+
+export interface TNode {
+  kind: Kind;
+  key: string;
+  links: TLink[];
+  /** GPU, PCI, NIC: the PCI function; CPU: the NUMA id as NCCL read it. */
+  bdf: string | null;
+  numa: string | null;
+  /** NET: the NCCL IB device. */
+  ib: NcclIbDevice | null;
+}
+
+interface TLink {
+  type: LinkType;
+  bw: number;
+  rem: TNode;
+}
+
+export interface Path {
+  type: number;
+  bw: number;
+  hops: number;
+  /** The nodes from the start to the end, for display. */
+  via: TNode[];
+}
+
+const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/i;
+
+// kvDictPciGen: prefix match, x100 Mbps per lane; anything else 60.
+const PCI_GEN: [string, number][] = [
+  ['2.5 GT/s', 15], ['5 GT/s', 30], ['8 GT/s', 60], ['16 GT/s', 120], ['32 GT/s', 240],
+  ['2.5 GT/s PCIe', 15], ['5.0 GT/s PCIe', 30], ['8.0 GT/s PCIe', 60], ['16.0 GT/s PCIe', 120], ['32.0 GT/s PCIe', 240], ['64.0 GT/s PCIe', 480],
+];
+export function pciGen(speed: string): number {
+  for (const [k, v] of PCI_GEN) if (speed.startsWith(k)) return v;
+  return 60;
+}
+
+/** sscanf("%f GT/s"): the leading number, or +∞ when there is none (NCCL starts from FLT_MAX). */
+function gts(s: string | null): number {
+  const m = s ? /^\s*([0-9]*\.?[0-9]+)/.exec(s) : null;
+  return m ? Number(m[1]) : Infinity;
+}
+
+export interface TopoSystem {
+  nodes: TNode[];
+  gpus: TNode[];
+  nets: TNode[];
+  cpus: TNode[];
+  /** For each PCI function NCCL placed: its parent as NCCL found it. */
+  parents: Map<string, string>;
+  notes: string[];
+}
+
+function interCpuBw(cpu: TopoPart['cpu']): number {
+  const arch = (cpu.arch ?? '').toLowerCase();
+  if (arch.startsWith('ppc')) return BW.P9;
+  if (arch === 'aarch64' || arch === 'arm64') return BW.ARM;
+  if (cpu.vendor === 'GenuineIntel') {
+    const m = cpu.model ?? 0;
+    return cpu.family === 6 && m >= 0xcf ? BW.ERP_QPI : cpu.family === 6 && m >= 0x8f ? BW.SRP_QPI : cpu.family === 6 && m >= 0x55 ? BW.SKL_QPI : BW.BDW_QPI;
+  }
+  if (cpu.vendor === 'AuthenticAMD') return BW.AMD;
+  if (cpu.vendor === 'CentaurHauls' || cpu.vendor === '  Shanghai  ') return BW.ZPI;
+  return LOC_BW;
+}
+
+/** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps. */
+export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[]): TopoSystem {
+  const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
+  const nodes: TNode[] = [];
+  const byKey = new Map<string, TNode>();
+  const notes: string[] = [];
+  const parents = new Map<string, string>();
+  const node = (kind: Kind, key: string, extra: Partial<TNode> = {}): TNode => {
+    const k = `${kind}:${key}`;
+    let n = byKey.get(k);
+    if (!n) {
+      n = { kind, key, links: [], bdf: null, numa: null, ib: null, ...extra };
+      byKey.set(k, n);
+      nodes.push(n);
+    }
+    return n;
+  };
+  const connect = (a: TNode, b: TNode, type: LinkType, bw: number) => {
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      if (x.links.some((l) => l.rem === y && l.type === type)) continue;
+      x.links.push({ type, bw, rem: y });
+      // ncclTopoConnectNodes keeps links sorted by bandwidth, largest first.
+      x.links.sort((p, q) => q.bw - p.bw);
+    }
+  };
+  // The CPU of a NUMA id as read: an unreadable numa_node reads as '' and converts to 0.
+  const cpuOf = (numa: number | null) => node('CPU', String(numa ?? 0), { numa: String(numa ?? 0) });
+  const sysParent = (f: TopoFunction): TopoFunction | null => {
+    const p = f.path[f.path.length - 2];
+    return p && BDF.test(p) ? (fns.get(p) ?? null) : null;
+  };
+  const linkBw = (f: TopoFunction | undefined): number => {
+    if (!f) return 16 * 60 / 80;
+    const port = sysParent(f);
+    const dev = gts(f.maxLinkSpeed);
+    const portS = gts(port?.maxLinkSpeed ?? null);
+    const speed = portS < dev ? port!.maxLinkSpeed! : (f.maxLinkSpeed ?? '');
+    let width = Math.min(f.maxLinkWidth ?? 0, port?.maxLinkWidth ?? 0);
+    if (width === 0) width = 16;
+    return (width * pciGen(speed)) / 80;
+  };
+  // Attach a PCI node (GPU, NIC or switch) to its parent as NCCL finds it, recursively.
+  const attach = (n: TNode, bdf: string): void => {
+    if (parents.has(`${n.kind}:${bdf}`)) return;
+    const f = fns.get(bdf);
+    let parent: TNode;
+    if (!f) {
+      // No sysfs path: NCCL attaches the device to an unknown CPU.
+      parent = node('CPU', '-1', { numa: '-1' });
+    } else {
+      const c = f.path;
+      const i = c.length - 1;
+      if (i < 1 || !BDF.test(c[i - 1]!) || i < 2 || !BDF.test(c[i - 2]!)) parent = cpuOf(f.numaNode);
+      else {
+        const pb = c[i - 2]!.toLowerCase();
+        parent = node('PCI', pb, { bdf: pb });
+        attach(parent, pb);
+      }
+    }
+    parents.set(`${n.kind}:${bdf}`, parent.kind === 'CPU' ? `CPU ${parent.key}` : parent.key);
+    connect(n, parent, 'PCI', linkBw(f));
+  };
+
+  const gpus = topo.gpus.map((b) => {
+    const g = node('GPU', b, { bdf: b, numa: String(fns.get(b)?.numaNode ?? '') });
+    attach(g, b);
+    return g;
+  });
+  const nets: TNode[] = [];
+  for (const d of ibDevices) {
+    let nic: TNode;
+    const bdf = d.pciPath && d.pciPathIsPci ? d.pciPath.split('/').pop()!.toLowerCase() : null;
+    if (bdf) {
+      nic = node('NIC', bdf, { bdf });
+      attach(nic, bdf);
+    } else {
+      // Not a PCI device: NCCL hangs the NIC off the first CPU.
+      const first = nodes.find((n) => n.kind === 'CPU') ?? cpuOf(topo.numaNodes[0]?.id ?? 0);
+      nic = node('NIC', `virtual:${first.key}`, {});
+      connect(nic, first, 'PCI', LOC_BW);
+      notes.push(`${d.dev}: its device path is not a PCI function (${d.fullPciPath || 'no device link'}); NCCL attaches it to the first CPU`);
+    }
+    const net = node('NET', `${d.index}`, { ib: d });
+    const mbps = d.rateGbps && d.rateGbps > 0 ? d.rateGbps * 1000 : 10000;
+    connect(nic, net, 'NET', mbps / 8000);
+    nets.push(net);
+  }
+  const cpus = nodes.filter((n) => n.kind === 'CPU');
+  const sys = interCpuBw(topo.cpu);
+  for (const a of cpus) for (const b of cpus) if (a !== b) connect(a, b, 'SYS', sys);
+  return { nodes, gpus, nets, cpus, parents, notes };
+}
+
+/** ncclTopoSetPaths from `base`: the path from every node to base (type, bandwidth, hops). */
+export function pathsTo(sys: TopoSystem, base: TNode): Map<TNode, Path> {
+  const paths = new Map<TNode, Path>();
+  for (const n of sys.nodes) paths.set(n, { type: PATH.DIS, bw: 0, hops: 0, via: [] });
+  paths.set(base, { type: PATH.LOC, bw: LOC_BW, hops: 0, via: [base] });
+  let list: TNode[] = [base];
+  while (list.length) {
+    const next: TNode[] = [];
+    for (const n of list) {
+      const path = paths.get(n)!;
+      for (const link of n.links) {
+        const rem = link.rem;
+        // A GPU is never an intermediate hop without NVLink (ncclx has no NVLink data).
+        if (n !== base && n.kind === 'GPU') continue;
+        const remPath = paths.get(rem)!;
+        const bw = Math.min(path.bw, link.bw);
+        if ((remPath.bw === 0 || remPath.hops > path.hops) && remPath.bw < bw) {
+          let type: number = link.type === "NET" ? PATH.LOC : link.type === "SYS" ? PATH.SYS : PATH.PIX;
+          if (n.kind === 'PCI' && rem.kind === 'PCI') type = PATH.PXB;
+          if (link.type === 'PCI' && (n.kind === 'CPU' || rem.kind === 'CPU')) type = PATH.PHB;
+          paths.set(rem, { type: Math.max(path.type, type), bw, hops: path.hops + 1, via: [rem, ...path.via] });
+          if (!next.includes(rem)) next.push(rem);
+        }
+      }
+    }
+    list = next;
+  }
+  return paths;
+}
+
+/** The GPU → NET path of every pair: pathMatrix[g][n]. */
+export function pathMatrix(sys: TopoSystem): Path[][] {
+  const byNet = sys.nets.map((n) => pathsTo(sys, n));
+  return sys.gpus.map((g) => byNet.map((m) => m.get(g)!));
+}
+
+/** ncclTopoGetLocal: the NETs with the best bandwidth, then the best path type, in index order. */
+export function localNets(row: Path[]): { nets: number[]; type: number; bw: number } {
+  let maxBw = 0;
+  let minType = PATH.DIS as number;
+  let out: number[] = [];
+  row.forEach((p, i) => {
+    if (p.bw > maxBw || (p.bw === maxBw && p.type < minType)) {
+      maxBw = p.bw;
+      minType = p.type;
+      out = [];
+    }
+    if (p.bw === maxBw && p.type === minType) out.push(i);
+  });
+  return { nets: out, type: minType, bw: maxBw };
+}
+
+/** The GPUs that are local to a NET (the reverse question NCCL asks for netsPerGpu). */
+export function localGpus(matrix: Path[][], net: number): number[] {
+  const col = matrix.map((row) => row[net]!);
+  return localNets(col).nets;
+}
+
+export function mirrorBits(val: number, pow2: number): number {
+  let mirror = 0;
+  for (let b = 1, mb = pow2 >> 1; b < pow2; b <<= 1, mb >>= 1) if (val & b) mirror |= mb;
+  return mirror;
+}
+
+const isPow2 = (v: number) => v > 0 && (v & (v - 1)) === 0;
+
+/** ncclTopoGetLocalNet (NCCL_NETDEVS_POLICY=AUTO): the NET a GPU's channel uses. `dev` is the GPU's CUDA index. */
+export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 0): number | null {
+  const { nets } = localNets(matrix[g]!);
+  if (!nets.length) return null;
+  const gpusOfFirst = localGpus(matrix, nets[0]!);
+  const netsPerGpu = Math.ceil(nets.length / Math.max(1, gpusOfFirst.length));
+  let net = dev;
+  if (isPow2(nets.length)) net = mirrorBits(net, nets.length);
+  net += channel % netsPerGpu;
+  return nets[net % nets.length]!;
+}

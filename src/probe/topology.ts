@@ -1,0 +1,73 @@
+// The PCI paths NCCL's topology detection walks (graph/xml.cc): for each
+// NVIDIA GPU and each RDMA device, realpath of its PCI function and every
+// function above it up to the root complex, with class, ids, NUMA node and
+// link speed/width (max, which NCCL reads, and current, which it does not);
+// the NUMA nodes and the CPU as NCCL identifies it. Files under the root only.
+
+import type { RdmaPart } from '../model/snapshot/rdma-types.js';
+import type { TopoFunction, TopoPart } from '../model/snapshot/topo-types.js';
+import type { Root } from './root.js';
+
+const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
+
+function num(v: string | null): number | null {
+  if (v === null || !/^-?\d+$/.test(v.trim())) return null;
+  return Number(v.trim());
+}
+
+function cpuInfo(root: Root): TopoPart['cpu'] {
+  const text = root.readTrim('/proc/cpuinfo');
+  const field = (name: string) => {
+    const m = text ? new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm').exec(text) : null;
+    return m ? m[1]!.trim() : null;
+  };
+  const family = field('cpu family');
+  const model = field('model');
+  const arch = root.readTrim('/proc/sys/kernel/arch') ?? (text && /^vendor_id/m.test(text) ? 'x86_64' : text && /^CPU implementer/m.test(text) ? 'aarch64' : null);
+  return { arch, vendor: field('vendor_id'), family: num(family), model: num(model) };
+}
+
+export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined): TopoPart {
+  const byBdf = new Map<string, TopoFunction>();
+  const addPath = (real: string) => {
+    if (!real.startsWith('/sys/devices/')) return;
+    const comps = real.slice('/sys/devices/'.length).split('/');
+    for (let i = 0; i < comps.length; i++) {
+      const bdf = comps[i]!;
+      if (!BDF.test(bdf) || byBdf.has(bdf)) continue;
+      const dir = `/sys/devices/${comps.slice(0, i + 1).join('/')}`;
+      const t = (f: string) => root.readTrim(`${dir}/${f}`);
+      byBdf.set(bdf, {
+        bdf,
+        path: comps.slice(0, i + 1),
+        class: t('class'),
+        vendor: t('vendor'),
+        device: t('device'),
+        numaNode: num(t('numa_node')),
+        maxLinkSpeed: t('max_link_speed'),
+        maxLinkWidth: num(t('max_link_width')),
+        currentLinkSpeed: t('current_link_speed'),
+        currentLinkWidth: num(t('current_link_width')),
+      });
+    }
+  };
+  const gpus: string[] = [];
+  for (const bdf of gpuBdfs) {
+    const real = root.realpath(`/sys/bus/pci/devices/${bdf}`);
+    if (real) {
+      addPath(real);
+      gpus.push(bdf);
+    }
+  }
+  for (const d of rdma?.devices ?? []) {
+    if (d.device.realpath) addPath(d.device.realpath);
+    // NCCL places the NIC at its folded path (multi-port and VF merging, §2.3): read those functions too.
+    for (const f of d.device.folded ?? []) if (f.exists) addPath(root.realpath(f.path) ?? f.path);
+  }
+  const numaNodes = root
+    .list('/sys/devices/system/node')
+    .filter((n) => /^node\d+$/.test(n))
+    .map((n) => ({ id: Number(n.slice(4)), cpulist: root.readTrim(`/sys/devices/system/node/${n}/cpulist`) ?? '' }))
+    .sort((a, b) => a.id - b.id);
+  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root) };
+}

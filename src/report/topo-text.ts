@@ -1,0 +1,64 @@
+// `ncclx topo` as text: an `nvidia-smi topo -m`-style matrix of NCCL's path
+// types between GPUs and NICs, then per GPU its NIC, path and GPUDirect RDMA,
+// the NICs, and the findings; and as JSON (docs/topo-json.md).
+
+import type { TopoReport } from '../model/topo/report.js';
+import { fixLines, remediationLines } from './remediation.js';
+import type { Style } from './style.js';
+
+export const TOPO_JSON_SCHEMA = 1;
+
+export function topoJson(r: TopoReport): object {
+  return { schemaVersion: TOPO_JSON_SCHEMA, ...r };
+}
+
+function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+const link = (l: { currentSpeed: string | null; currentWidth: number | null; maxSpeed: string | null; maxWidth: number | null; degraded: boolean } | null) =>
+  l ? `${(l.currentSpeed ?? '?').replace(/ PCIe$/, '')} x${l.currentWidth ?? '?'}${l.degraded ? ` (of ${(l.maxSpeed ?? '?').replace(/ PCIe$/, '')} x${l.maxWidth ?? '?'})` : ''}` : '-';
+
+export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
+  const out = [s.bold(`ncclx topo — ${r.host}`), `NCCL ${r.ncclVersion}; version from ${r.versionSource}`];
+  if (r.unavailable) return [...out, '', `No topology: ${r.unavailable}.`, ''].join('\n');
+  if (!r.gpus.length) out.push('', 'No NVIDIA GPU found on this node.');
+  if (r.gpus.length && r.nics.length) {
+    out.push('', s.bold('NCCL path types, GPU → NIC (* = the NIC of the GPU\'s first channel)'));
+    const header = ['', ...r.nics.map((n) => n.device)];
+    const rows = r.gpus.map((g) => [`GPU${g.index}`, ...r.nics.map((n, j) => `${r.matrix[g.index]![j]!.path}${r.pairs[g.index]!.nic === j ? '*' : ''}`)]);
+    out.push(...table([header, ...rows]).map((l) => `  ${l}`));
+  }
+  if (r.gpus.length) {
+    out.push('', s.bold('Per GPU'));
+    const rows = [['GPU', 'PCI', 'NUMA', 'NIC (channels)', 'PATH', 'GB/s', 'GPUDirect RDMA'], ...r.pairs.map((p) => {
+      const g = r.gpus[p.gpu]!;
+      const nic = p.nic === null ? 'none' : `${r.nics[p.nic]!.device}${p.channelNics.length > 1 ? ` (+${p.channelNics.filter((c) => c !== p.nic).map((c) => r.nics[c]!.device).join(',')})` : ''}`;
+      const gdr = !p.gdr ? '-' : p.gdr.enabled === true ? s.ok('on') : p.gdr.enabled === false ? s.warn('off') : '?';
+      return [String(g.index), g.bdf, String(g.numaNode ?? '-'), nic, p.path ?? '-', p.bwGBs === null ? '-' : String(p.bwGBs), `${gdr}${p.gdr ? ` — ${p.gdr.why}` : ''}`];
+    })];
+    out.push(...table(rows).map((l) => `  ${l}`));
+    if (verbose) for (const p of r.pairs) if (p.gdr) out.push(s.dim(`  GPU ${p.gpu}: NCCL: ${p.gdr.log}`));
+  }
+  if (r.nics.length) {
+    out.push('', s.bold('NICs NCCL places'));
+    const rows = [['NIC', 'PCI', 'NUMA', 'PCIe link', 'under'], ...r.nics.map((n) => [`[${n.index}] ${n.device}:${n.port}`, n.bdf ?? '-', String(n.numaNode ?? '-'), link(n.link), n.parents.join(' → ')])];
+    out.push(...table(rows).map((l) => `  ${l}`));
+  }
+  if (verbose && r.gpus.length) {
+    out.push('', s.bold('GPUs'));
+    out.push(...table([['GPU', 'PCI', 'PCIe link', 'under'], ...r.gpus.map((g) => [String(g.index), g.bdf, link(g.link), g.parents.join(' → ')])]).map((l) => `  ${l}`));
+  }
+  out.push('');
+  if (r.findings.length) {
+    out.push(s.bold('Findings:'));
+    for (const f of r.findings) {
+      const mark = f.severity === 'error' ? s.err('✗') : f.severity === 'warn' ? s.warn('!') : s.dim('i');
+      out.push(`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s));
+    }
+  } else out.push(`${s.ok('✓')} No topology finding.`);
+  if (verbose || r.gpus.length === 0 || r.nics.length === 0) for (const n of r.notes) out.push(s.dim(`note: ${n}`));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,153 @@
+// `ncclx topo` on the topology fixtures, with expectations written from
+// NCCL's rules (graph/xml.cc parent walk, paths.cc path types, topo.cc
+// ncclTopoGetLocalNet, paths.cc ncclTopoCheckGdr) by hand — not computed by
+// ncclx — and unit tests of each rule.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
+import { gdrLevel } from '../../src/model/topo/report.js';
+import { buildSystem, localNetFor, mirrorBits, pathMatrix, pciGen, PATH } from '../../src/model/topo/system.js';
+import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
+import type { NcclIbDevice } from '../../src/model/nccl/ib.js';
+
+const CLI = join(__dirname, '../../dist/cli.js');
+const FIX = join(__dirname, '../fixtures');
+
+function topo(fixture: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, fixture), '--nccl-version', '2.28.3', '--json', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+  expect(r.stderr).toBe('');
+  return { status: r.status, d: JSON.parse(r.stdout) };
+}
+const matrix = (d: { matrix: { path: string }[][] }) => d.matrix.map((row) => row.map((c) => c.path).join(' '));
+const nicOf = (d: { pairs: { nic: number | null }[]; nics: { device: string }[] }) => d.pairs.map((p) => (p.nic === null ? null : d.nics[p.nic]!.device));
+const ids = (d: { findings: { id: string }[] }) => d.findings.map((f) => f.id);
+
+describe('fixtures', () => {
+  it('DGX H100-like: 4 switches of 2 GPUs + 2 NICs; PIX on the switch, PHB across switches of one socket, SYS across sockets; rail-aligned; GPUDirect on', () => {
+    const { d, status } = topo('topo-dgx-h100');
+    expect(status).toBe(0);
+    expect(matrix(d)).toEqual([
+      'PIX PIX PHB PHB SYS SYS SYS SYS',
+      'PIX PIX PHB PHB SYS SYS SYS SYS',
+      'PHB PHB PIX PIX SYS SYS SYS SYS',
+      'PHB PHB PIX PIX SYS SYS SYS SYS',
+      'SYS SYS SYS SYS PIX PIX PHB PHB',
+      'SYS SYS SYS SYS PIX PIX PHB PHB',
+      'SYS SYS SYS SYS PHB PHB PIX PIX',
+      'SYS SYS SYS SYS PHB PHB PIX PIX',
+    ]);
+    // Two local NICs per GPU (a power of two): dev 0 → mirrorBits(0,2)=0, dev 1 → 1, dev 2 → 0 … of its own pair.
+    expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3', 'mlx5_4', 'mlx5_5', 'mlx5_6', 'mlx5_7']);
+    expect(d.pairs.every((p: { gdr: { enabled: boolean } }) => p.gdr.enabled === true)).toBe(true);
+    // Gen5 x16 = 16 × 240 / 80 = 48 GB/s, below the 400G NET (50 GB/s).
+    expect(d.pairs.map((p: { bwGBs: number }) => p.bwGBs)).toEqual([48, 48, 48, 48, 48, 48, 48, 48]);
+    expect(d.nics[0].parents).toEqual(['0000:16:00.0', 'CPU 0']);
+    expect(d.nics[4].parents).toEqual(['0000:98:00.0', 'CPU 1']);
+    expect(ids(d)).toEqual([]);
+  });
+  it('cloud VM, flat PCI: every function on the root bus, numa -1; the VFs fold onto 00:00.0; PHB everywhere; GPUs spread by mirrorBits over 4 NICs; GPUDirect off (info)', () => {
+    const { d } = topo('topo-cloud-flat');
+    expect(new Set(matrix(d))).toEqual(new Set(['PHB PHB PHB PHB']));
+    expect(d.nics.map((n: { bdf: string }) => n.bdf)).toEqual(['0000:00:00.0', '0000:00:00.0', '0000:00:00.0', '0000:00:00.0']);
+    expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3', 'mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3']);
+    // The host bridge has no link attributes: width 0 → 16, speed unknown → 60: 12 GB/s.
+    expect(d.pairs[0].bwGBs).toBe(12);
+    expect(d.pairs.every((p: { gdr: { enabled: boolean; distance: string } }) => p.gdr.enabled === false && p.gdr.distance === 'PHB')).toBe(true);
+    expect(d.findings.filter((f: { id: string; severity: string }) => f.id === 'TOPO-010' && f.severity === 'info')).toHaveLength(8);
+  });
+  it('two sockets, GPUs on one and NICs on the other: SYS, the inter-socket bandwidth (Ice Lake: 10 GB/s), TOPO-013 and GPUDirect off', () => {
+    const { d } = topo('topo-two-socket');
+    expect(new Set(matrix(d))).toEqual(new Set(['SYS SYS']));
+    expect(d.pairs.map((p: { bwGBs: number }) => p.bwGBs)).toEqual([10, 10, 10, 10]);
+    expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_1', 'mlx5_0', 'mlx5_1']);
+    expect(d.findings.filter((f: { id: string }) => f.id === 'TOPO-013')).toHaveLength(4);
+    expect(d.findings.filter((f: { id: string; severity: string }) => f.id === 'TOPO-010' && f.severity === 'warn')).toHaveLength(4);
+  });
+  it('a NIC trained down to x8 of x16: TOPO-012 names it; NCCL (max_link_*) still computes 48 GB/s', () => {
+    const { d } = topo('topo-downtrained');
+    expect(ids(d)).toEqual(['TOPO-012']);
+    expect(d.findings[0].message).toMatch(/mlx5_1 \(0000:1a:00\.0\) runs at 32\.0 GT\/s PCIe x8 but supports 32\.0 GT\/s PCIe x16/);
+    expect(d.pairs[1].bwGBs).toBe(48);
+  });
+  it('a NIC without its device link: NCCL hangs it off the first CPU (PHB), both GPUs take the other NIC (TOPO-011), IB-011 said once', () => {
+    const { d } = topo('topo-no-device-link');
+    expect(matrix(d)).toEqual(['PIX PHB', 'PIX PHB']);
+    expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_0']);
+    expect(ids(d).sort()).toEqual(['IB-011', 'TOPO-011']);
+  });
+  it('NCCL_IB_HCA leaves a NIC out: both GPUs of that switch move to the remaining one (no NIC idle, so no TOPO-011)', () => {
+    const { d } = topo('topo-dgx-h100', '--hca', '=mlx5_0:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1');
+    expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_0', 'mlx5_2', 'mlx5_3', 'mlx5_4', 'mlx5_5', 'mlx5_6', 'mlx5_7']);
+    expect(ids(d)).toEqual([]);
+  });
+  it('NCCL_NET_GDR_LEVEL=SYS enables GPUDirect RDMA across sockets; a lower-case name is ignored', () => {
+    expect(topo('topo-two-socket', '--gdr-level', 'SYS').d.pairs[0].gdr.enabled).toBe(true);
+    const lower = topo('topo-two-socket', '--gdr-level', 'sys').d.pairs[0].gdr;
+    expect(lower).toMatchObject({ enabled: false, level: 'PXB' });
+    expect(lower.levelSource).toMatch(/ignored/);
+  });
+  it('text: the matrix, per GPU and the NICs', () => {
+    const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3', '--no-color'], { encoding: 'utf8' });
+    expect(r.stdout).toMatch(/^ {2}GPU0 {2}PIX\* +PIX +PHB +PHB +SYS/m);
+    expect(r.stdout).toMatch(/^ {2}0 +0000:19:00\.0 +0 +mlx5_0 +PIX +48 +on/m);
+  });
+  it('the doctor says the same findings', () => {
+    const r = spawnSync(process.execPath, [CLI, 'doctor', '--root', join(FIX, 'topo-downtrained'), '--nccl-version', '2.28.3', '--json', '--no-tui'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+    const j = JSON.parse(r.stdout);
+    expect(j.results.filter((x: { id: string; severity: string }) => x.id === 'TOPO-012' && x.severity === 'warn')).toHaveLength(1);
+  });
+});
+
+describe('the rules', () => {
+  it('mirrorBits (topo.cc)', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((v) => mirrorBits(v, 4))).toEqual([0, 2, 1, 3, 0, 2, 1, 3]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((v) => mirrorBits(v, 8))).toEqual([0, 4, 2, 6, 1, 5, 3, 7]);
+  });
+  it('PCI generation by prefix, fallback 60', () => {
+    expect(pciGen('16.0 GT/s PCIe')).toBe(120);
+    expect(pciGen('8 GT/s')).toBe(60);
+    expect(pciGen('32.0 GT/s PCIe')).toBe(240);
+    expect(pciGen('Unknown')).toBe(60);
+  });
+  it('NCCL_NET_GDR_LEVEL: case-sensitive names by version, legacy integers', () => {
+    const p = (v: string) => profileFor(parseVersion(v));
+    expect(gdrLevel(undefined, p('2.28.3')).level).toBe('PXB');
+    expect(gdrLevel('PHB', p('2.28.3')).level).toBe('PHB');
+    expect(gdrLevel('2', p('2.28.3')).level).toBe('PXB');
+    expect(gdrLevel('3', p('2.28.3')).level).toBe('PHB');
+    expect(gdrLevel('7', p('2.28.3')).level).toBe('SYS');
+    expect(gdrLevel('phb', p('2.28.3')).level).toBe('PXB');
+    expect(gdrLevel('C2C', p('2.21.5')).level).toBe('PXB');
+    expect(gdrLevel('C2C', p('2.26.2')).level).toBe('C2C');
+  });
+  it('the parent walk: a device two BDF levels below a root complex hangs off the switch upstream port; on a root port or the root bus, off the CPU', () => {
+    const f = (bdf: string, path: string[], numa = 0): TopoFunction => ({ bdf, path, class: '0x060400', vendor: null, device: null, numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });
+    const t: TopoPart = {
+      functions: [
+        f('0000:00:01.0', ['pci0000:00', '0000:00:01.0']),
+        f('0000:01:00.0', ['pci0000:00', '0000:00:01.0', '0000:01:00.0']),
+        f('0000:02:00.0', ['pci0000:00', '0000:00:01.0', '0000:01:00.0', '0000:02:00.0']),
+        f('0000:03:00.0', ['pci0000:00', '0000:00:01.0', '0000:01:00.0', '0000:02:00.0', '0000:03:00.0']),
+        f('0000:05:00.0', ['pci0000:00', '0000:00:02.0', '0000:05:00.0']),
+      ],
+      gpus: ['0000:03:00.0', '0000:05:00.0'],
+      numaNodes: [{ id: 0, cpulist: '0-7' }],
+      cpu: { arch: 'x86_64', vendor: 'GenuineIntel', family: 6, model: 143 },
+    };
+    const sys = buildSystem(t, [] as NcclIbDevice[]);
+    expect(sys.parents.get('GPU:0000:03:00.0')).toBe('0000:01:00.0');
+    expect(sys.parents.get('PCI:0000:01:00.0')).toBe('CPU 0');
+    expect(sys.parents.get('GPU:0000:05:00.0')).toBe('CPU 0');
+    expect(pathMatrix(sys)).toEqual([[], []]);
+  });
+  it('local NIC choice: ties by bandwidth then path type; channels spread when a NIC serves fewer GPUs', () => {
+    const row = (types: number[], bw = 24) => types.map((type) => ({ type, bw, hops: 2, via: [] }));
+    // One GPU, two PIX NICs: netsPerGpu = 2 → channel 1 uses the second.
+    const m = [row([PATH.PIX, PATH.PIX])];
+    expect(localNetFor(m, 0, 0, 0)).toBe(0);
+    expect(localNetFor(m, 0, 0, 1)).toBe(1);
+    // A faster path beats a closer one.
+    expect(localNetFor([[{ type: PATH.PIX, bw: 12, hops: 2, via: [] }, { type: PATH.PHB, bw: 24, hops: 3, via: [] }]], 0, 0)).toBe(1);
+  });
+});
