@@ -30,6 +30,7 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
   interfaces: [['← →', 'bootstrap, socket transport, IB OOB trace']],
   rdma: [
     ['↑ ↓', 'select a port (or a GID entry)'],
+    ['← →', 'scroll the columns sideways (◀ ▶ mark hidden ones)'],
     ['Enter', 'switch between the ports and the GID table'],
   ],
   whatif: [
@@ -56,7 +57,7 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
 export const FOOTER: Record<ViewId, string> = {
   summary: '↑↓ move  Enter open  f filter',
   interfaces: '←→ consumer  ↑↓ trace',
-  rdma: '↑↓ port  Enter ports/GIDs',
+  rdma: '↑↓ port  ←→ columns  Enter ports/GIDs',
   whatif: '↑↓ field  Enter edit  u unset  r/R reset  c copy',
   fixes: 'Space select  a all  p preview  Enter apply',
   env: '←→ format  d debug  w write',
