@@ -24,7 +24,8 @@ export const GLOBAL_KEYS: [string, string][] = [
 export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
   summary: [
     ['Enter', 'open the result: evidence, why, remediation'],
-    ['Esc ← Enter', 'close it'],
+    ['Esc Enter', 'close it (← too, unless scrolled sideways)'],
+    ['← →', 'in a result: scroll a wide command sideways'],
     ['f', 'all results / problems only'],
   ],
   interfaces: [['← →', 'bootstrap, socket transport, IB OOB trace']],
@@ -45,6 +46,7 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
     ['p', 'full-screen preview of the commands'],
     ['Enter', 'apply the selected fixes (asks y / n first)'],
     ['r', 'roll back from the journal, when offered'],
+    ['← →', 'scroll the commands sideways'],
   ],
   env: [
     ['← →', 'format: bash fish dotenv json nccl-conf k8s'],
