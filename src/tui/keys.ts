@@ -39,6 +39,7 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
     ['u', 'unset the variable (version: back to detected)'],
     ['r  R', 'reset the field / every field to the node'],
     ['c', 'copy the exports (OSC 52 clipboard, also shown)'],
+    ['← →', 'scroll the copied text sideways'],
   ],
   fixes: [
     ['Space', 'select / deselect a fix'],

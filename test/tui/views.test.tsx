@@ -232,6 +232,18 @@ describe('What-if', () => {
     expect(copied).toEqual([`export NCCL_SOCKET_IFNAME='=x'\\''y'\n`]);
     expect(f).toMatch(/export NCCL_SOCKET_IFNAME='=x'\\''y'/);
   });
+
+  it('c inside a tmux that drops OSC 52: says so, with the command that fixes it, and shows the text', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif', copy: async () => ({ via: 'tmux', setting: 'external' }) });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter, '=eno1', KEY.enter, 'c');
+    const f = await app.waitFor(/Not copied: tmux drops OSC 52 from programs \(set-clipboard external\)/);
+    expect(f).not.toMatch(/Copied to the clipboard/);
+    expect(f).toMatch(/^ {2}tmux set -g set-clipboard on$/m);
+    expect(f).toMatch(/select the text below by hand/);
+    expect(f).toMatch(/^export NCCL_SOCKET_IFNAME='=eno1'$/m);
+    expect(fits(f)).toBeNull();
+  });
 });
 
 describe('Fixes', () => {
