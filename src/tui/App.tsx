@@ -191,7 +191,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
           </Box>
         );
       case 'env':
-        return <EnvView run={base.run} height={bodyHeight} active={active} writeFile={doWrite} />;
+        return <EnvView run={base.run} height={bodyHeight} width={cols} active={active} writeFile={doWrite} />;
     }
   })();
   return (

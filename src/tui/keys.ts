@@ -50,7 +50,8 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
     ['← →', 'scroll the commands sideways'],
   ],
   env: [
-    ['← →', 'format: bash fish dotenv json nccl-conf k8s'],
+    ['f  F', 'next / previous format: bash fish dotenv json nccl-conf k8s'],
+    ['← →', 'scroll long lines sideways (◀ ▶ mark hidden text)'],
     ['d', 'add / remove the NCCL debug bundle'],
     ['w', 'write to a file (edit the name, Enter writes)'],
   ],
@@ -63,5 +64,5 @@ export const FOOTER: Record<ViewId, string> = {
   rdma: '↑↓ port  ←→ columns  Enter ports/GIDs',
   whatif: '↑↓ field  Enter edit  u unset  r/R reset  c copy',
   fixes: 'Space select  a all  p preview  Enter apply',
-  env: '←→ format  d debug  w write',
+  env: 'f/F format  ←→ scroll  d debug  w write',
 };

@@ -337,8 +337,13 @@ describe('Env', () => {
     const f = await app.waitFor(/ncclx env --format/);
     expect(f).toMatch(/^export NCCL_IB_HCA='=mlx5_0:1,/m);
     expect(f).toMatch(/^# copy to the peer node: RDMA_PEER_IFACES=/m);
-    await app.press(KEY.right);
+    // f / F change the format (← → scroll long lines sideways).
+    await app.press('f');
     expect(await app.waitFor(/^set -gx NCCL_IB_HCA '=mlx5_0:1,/m)).toBeTruthy();
+    await app.press('F', 'F');
+    expect(await app.waitFor(/^ +- name: NCCL_IB_HCA/m)).toMatch(/^env:$/m);
+    await app.press('f', 'f');
+    await app.waitFor(/^set -gx NCCL_IB_HCA/m);
     await app.press('d');
     await app.waitFor(/with --debug/);
     await app.press('w');
