@@ -172,7 +172,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
         .join(', ')} (4: edit, R resets)`
     : null;
   const body = (() => {
-    if (help) return <Help view={view} height={bodyHeight} />;
+    if (help) return <Help view={view} height={bodyHeight} width={cols} />;
     switch (view) {
       case 'summary':
         return <SummaryView run={base.run} height={bodyHeight} width={cols} active={active} />;

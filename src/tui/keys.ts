@@ -13,6 +13,16 @@ export const VIEW_TITLE: Record<ViewId, string> = {
   env: 'Env',
 };
 
+/** Short titles, for the tab bar of a narrow terminal (it names every view at 40 columns). */
+export const VIEW_SHORT: Record<ViewId, string> = {
+  summary: 'Sum',
+  interfaces: 'Iface',
+  rdma: 'RDMA',
+  whatif: 'What',
+  fixes: 'Fix',
+  env: 'Env',
+};
+
 export const GLOBAL_KEYS: [string, string][] = [
   ['Tab / Shift-Tab', 'next / previous view'],
   ['1 … 6', 'go to a view'],
