@@ -379,6 +379,18 @@ describe('keys that arrive together', () => {
   });
 });
 
+describe('keys that arrive together: control keys', () => {
+  it('Ctrl-U inside a run of typed text clears the field (it is not typed as a character)', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif' });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter, '=eno1');
+    await app.waitFor(/NCCL_SOCKET_IFNAME +=eno1▏/);
+    await app.press(`${KEY.ctrlU}=ib`);
+    const f = await app.waitFor(/NCCL_SOCKET_IFNAME +=ib▏/);
+    expect(f).not.toMatch(/\\x15/);
+  });
+});
+
 describe('quit', () => {
   it('q ends the app (no further frames)', async () => {
     const app = renderApp({ snapshot: await load() });
