@@ -139,7 +139,8 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
   }, active);
 
   const labelW = 19;
-  const valueW = Math.max(16, Math.min(36, width - labelW - 28));
+  // Room for a note such as 'what-if (node: 2.30.7)' beside the value, down to 60 columns.
+  const valueW = Math.max(12, Math.min(36, width - labelW - 28));
   const fieldLine = (k: WhatIfKey, i: number) => {
     const isSel = i === selected;
     const over = whatIf[k] !== undefined;
