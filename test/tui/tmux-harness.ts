@@ -42,6 +42,7 @@ export function tmuxServer(prefix = 'ncclx-tmux-'): Tmux {
   const socket = join(dir, 'sock');
   const tmux = (...args: string[]): string => {
     const r = spawnSync('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    if (r.error) throw new Error(`tmux ${args.join(' ')}: ${r.error.message} (is the tmux package installed?)`);
     if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
     return r.stdout;
   };
