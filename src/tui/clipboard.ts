@@ -46,13 +46,15 @@ export const TMUX_ENABLE = 'tmux set -g set-clipboard on';
 export function clipboardMessage(r: ClipboardReport): { title: string; ok: boolean; advice: string[] } {
   if (r.via === 'terminal') return { title: 'Copied to the clipboard (OSC 52)', ok: true, advice: [] };
   if (r.setting === 'on') return { title: 'Copied to the clipboard (OSC 52; tmux set-clipboard on)', ok: true, advice: [] };
-  const why =
+  const title =
     r.setting === null
-      ? `Maybe not copied: could not ask tmux for set-clipboard (${r.error ?? 'unknown error'})`
-      : r.setting === 'external'
-        ? 'Not copied: tmux drops OSC 52 from programs (set-clipboard external)'
-        : r.setting === 'off'
-          ? 'Not copied: tmux drops OSC 52 (set-clipboard off)'
-          : `Maybe not copied: tmux set-clipboard is '${r.setting}'`;
-  return { title: why, ok: false, advice: ['To let programs copy, run in tmux:', `  ${TMUX_ENABLE}`, 'or select the text below by hand:'] };
+      ? `Maybe not copied: could not ask tmux (${r.error ?? 'unknown error'})`
+      : r.setting === 'external' || r.setting === 'off'
+        ? `Not copied: tmux set-clipboard is ${r.setting}`
+        : `Maybe not copied: tmux set-clipboard is '${r.setting}'`;
+  return {
+    title,
+    ok: false,
+    advice: [r.setting === null ? 'inside tmux OSC 52 needs set-clipboard on:' : 'tmux drops OSC 52 from programs unless set-clipboard is on:', `  ${TMUX_ENABLE}`, 'or select the text below by hand:'],
+  };
 }

@@ -46,6 +46,7 @@ describe('clipboardMessage', () => {
       expect(m.advice).toContain(`  ${TMUX_ENABLE}`);
       expect(m.advice.join('\n')).toMatch(/select the text below by hand/);
     }
-    expect(clipboardMessage({ via: 'tmux', setting: 'external' }).title).toMatch(/set-clipboard external/);
+    expect(clipboardMessage({ via: 'tmux', setting: 'external' }).title).toBe('Not copied: tmux set-clipboard is external');
+    expect(clipboardMessage({ via: 'tmux', setting: 'off' }).title).toBe('Not copied: tmux set-clipboard is off');
   });
 });

@@ -278,7 +278,8 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
     T.text(s, '=eno1');
     await T.waitScreen(s, /^bootstrap +eno1/m);
     T.keys(s, 'Enter', 'c');
-    let f = await T.waitScreen(s, /Not copied: tmux drops OSC 52 from programs \(set-clipboard external\)/);
+    let f = await T.waitScreen(s, /Not copied: tmux set-clipboard is external/);
+    expect(f).toMatch(/^tmux drops OSC 52 from programs unless set-clipboard is on:$/m);
     checkFrame(f, 80, 24, 'copy dropped');
     expect(f).not.toMatch(/Copied to the clipboard/);
     expect(f).toMatch(/^ {2}tmux set -g set-clipboard on$/m);

@@ -237,7 +237,8 @@ describe('What-if', () => {
     const app = renderApp({ snapshot: await load(), initialView: 'whatif', copy: async () => ({ via: 'tmux', setting: 'external' }) });
     await app.waitFor(/^Result/m);
     await app.press(KEY.enter, '=eno1', KEY.enter, 'c');
-    const f = await app.waitFor(/Not copied: tmux drops OSC 52 from programs \(set-clipboard external\)/);
+    const f = await app.waitFor(/Not copied: tmux set-clipboard is external/);
+    expect(f).toMatch(/tmux drops OSC 52 from programs unless set-clipboard is on/);
     expect(f).not.toMatch(/Copied to the clipboard/);
     expect(f).toMatch(/^ {2}tmux set -g set-clipboard on$/m);
     expect(f).toMatch(/select the text below by hand/);

@@ -174,9 +174,13 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
   const fStart = windowStart(WHATIF_KEYS.length, L.fields, selected);
   const listH = L.list;
   const start = Math.max(0, Math.min(scroll, diff.length - listH));
-  const copyRows = Math.max(0, L.panel - 1 - (msg?.advice.length ?? 0));
+  // Short of rows, the advice shrinks to its command, then goes, before the copied text does.
+  let advice = msg?.advice ?? [];
+  if (L.panel - 1 < advice.length + copyBlock.rows.length) advice = advice.filter((l) => l.startsWith('  '));
+  if (L.panel - 1 - advice.length < 1) advice = [];
+  const copyRows = Math.max(0, L.panel - 1 - advice.length);
   const cStart = Math.max(0, Math.min(scroll, copyBlock.rows.length - copyRows));
-  const cPos = position(copyBlock.rows.length, copyRows, cStart);
+  const cPos = copyRows > 0 ? position(copyBlock.rows.length, copyRows, cStart) : '';
   return (
     <Fill height={height}>
       <Title note={editing ? 'editing: Enter/Esc done, Ctrl-U clear' : L.fields < WHATIF_KEYS.length ? position(WHATIF_KEYS.length, L.fields, fStart) : 'modelled on the snapshot; nothing is applied'}>What-if</Title>
@@ -188,7 +192,7 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
           <Title note={[cPos, 'Esc hides'].filter(Boolean).join(' · ')}>
             <Text color={msg.ok ? c('green') : c('yellow')}>{visible(msg.title)}</Text>
           </Title>
-          {msg.advice.slice(0, L.panel - 1).map((l, i) => (
+          {advice.map((l, i) => (
             <Line key={`a${i}`} bold={l.startsWith('  ')}>
               {l}
             </Line>
