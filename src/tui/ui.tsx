@@ -3,7 +3,7 @@
 // with ◀ ▶ marks (text.ts does the arithmetic).
 
 import { Box, Text } from 'ink';
-import { type ReactNode } from 'react';
+import { Children, type ReactNode } from 'react';
 import type { Severity } from '../model/result/types.js';
 import { visible } from '../report/display.js';
 import { useColor, type ColorName } from './screen.js';
@@ -17,11 +17,21 @@ export function Mark({ severity }: { severity: Severity }) {
   return <Text color={c(SEVERITY_COLOR[severity])}>{MARKS[severity]}</Text>;
 }
 
+/**
+ * Text children with every string escaped (report/display.ts): a host name or
+ * an interface name between literal parts (`ncclx doctor · {hostname}`) is
+ * shown, never sent to the terminal. Nested elements escape their own.
+ */
+export function escaped(children: ReactNode): ReactNode {
+  if (typeof children === 'string') return visible(children);
+  return Children.map(children, (c) => (typeof c === 'string' ? visible(c) : c));
+}
+
 /** One terminal line: truncated at the box edge, never wrapped. */
 export function Line({ children, dim, bold, inverse, color }: { children?: ReactNode; dim?: boolean; bold?: boolean; inverse?: boolean; color?: ColorName | undefined }) {
   return (
     <Text wrap="truncate-end" dimColor={dim} bold={bold} inverse={inverse} color={color}>
-      {typeof children === 'string' ? visible(children) : (children ?? ' ')}
+      {children === undefined || children === null || children === '' ? ' ' : escaped(children)}
     </Text>
   );
 }
@@ -86,14 +96,14 @@ export function Title({ children, note }: { children: ReactNode; note?: string |
     <Box height={1} flexShrink={0}>
       <Box flexShrink={1}>
         <Text bold wrap="truncate-end">
-          {children}
+          {escaped(children)}
         </Text>
       </Box>
       {note ? (
         <Box flexGrow={1} flexShrink={0} justifyContent="flex-end">
           <Text dimColor wrap="truncate-start">
             {' '}
-            {note}
+            {visible(note)}
           </Text>
         </Box>
       ) : null}

@@ -414,4 +414,20 @@ describe('control characters from the node', () => {
     expect(f).not.toContain('\x1b[2J');
     expect(f).not.toContain('\u202e');
   });
+
+  it('a host name from the node stays escaped in the header, in every view', async () => {
+    const { link, snapshotOf } = await import('../unit/helpers.js');
+    const evil = 'e\x1b[2J\u202ex';
+    const snap = snapshotOf([link('lo', ['127.0.0.1/8']), link(evil, ['10.0.0.5/24'])], { env: { NCCL_SOCKET_IFNAME: `=${evil}` } });
+    snap.host.hostname = `h\x1b]52;c;QQ==\x07st`;
+    const app = renderApp({ snapshot: snap });
+    const f = await app.waitFor(/results/);
+    expect(f).toMatch(/ncclx doctor · h\\x1b\]52;c;QQ==\\x07st/);
+    for (const view of ['1', '2', '3', '4', '5', '6']) {
+      await app.press(view);
+      await sleep(30);
+      const g = app.frame();
+      expect(g).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
+    }
+  });
 });

@@ -11,6 +11,7 @@ import { sysError, sysText } from '../../model/nccl/ib.js';
 import type { RdmaPort } from '../../model/snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../../model/snapshot/types.js';
 import { useColor, useKeys, usePersisted, type ColorName } from '../screen.js';
+import { visible } from '../../report/display.js';
 import { hstep, table, tableBand, type Seg } from '../text.js';
 import { clamp, Fill, HLine, Line, moveIndex, position, seg, Title, windowStart, wrap } from '../ui.js';
 
@@ -176,7 +177,7 @@ export function RdmaView({ ib, snapshot, height, width, active, banner }: { ib: 
       {banner ? <Line color={c('yellow')}>{banner}</Line> : null}
       <Title note={position(ports.length, portHeight, pStart) ? `ports ${position(ports.length, portHeight, pStart)}` : undefined}>
         <Text bold={false} color={t.used === true ? undefined : c('yellow')}>
-          {transport}
+          {visible(transport)}
         </Text>
       </Title>
       <HLine dim fixed={[seg('  '), pHead.first, seg(' ')]} body={pHead.body} band={pBand} off={hoff.ports} />

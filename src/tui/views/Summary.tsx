@@ -3,6 +3,7 @@
 
 import { CHECKED, remediationCommands, remediationLines } from '../../report/remediation.js';
 import { Text } from 'ink';
+import { visible } from '../../report/display.js';
 import type { DoctorRun } from '../../model/doctor/types.js';
 import { FAMILY_TITLE, type CheckResult, type Family } from '../../model/result/types.js';
 import { usePersisted, useKeys, useColor } from '../screen.js';
@@ -176,7 +177,7 @@ export function SummaryView({ run, height, width, active }: { run: DoctorRun; he
         ) : (
           <Text key={`r-${r.n}`} wrap="truncate-end" inverse={r.n === selected}>
             {r.n === selected ? '› ' : '  '}
-            <Mark severity={r.result.severity} /> {r.result.checkId.padEnd(8)} {r.result.summary}
+            <Mark severity={r.result.severity} /> {r.result.checkId.padEnd(8)} {visible(r.result.summary)}
           </Text>
         ),
       )}
