@@ -10,7 +10,9 @@ export type ClipboardReport =
   /** Not in tmux: sent to the terminal, which may or may not support OSC 52. */
   | { via: 'terminal' }
   /** In tmux: its set-clipboard value ('on', 'external', 'off'), or null with why it could not be read. */
-  | { via: 'tmux'; setting: string | null; error?: string };
+  | { via: 'tmux'; setting: string | null; error?: string }
+  /** The copy itself failed. */
+  | { via: 'failed'; error: string };
 
 /** Runs a program with arguments (no shell) and resolves with its stdout; the default is child_process.execFile with a timeout. */
 export type Exec = (file: string, args: string[], timeoutMs: number) => Promise<string>;
@@ -45,6 +47,7 @@ export const TMUX_ENABLE = 'tmux set -g set-clipboard on';
 /** What the UI says about a copy: a title, whether it worked, and lines of advice (the enabling command on its own line). */
 export function clipboardMessage(r: ClipboardReport): { title: string; ok: boolean; advice: string[] } {
   if (r.via === 'terminal') return { title: 'Copied to the clipboard (OSC 52)', ok: true, advice: [] };
+  if (r.via === 'failed') return { title: `Not copied: ${r.error}`, ok: false, advice: ['select the text below by hand:'] };
   if (r.setting === 'on') return { title: 'Copied to the clipboard (OSC 52; tmux set-clipboard on)', ok: true, advice: [] };
   const title =
     r.setting === null

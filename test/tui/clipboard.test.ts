@@ -48,5 +48,6 @@ describe('clipboardMessage', () => {
     }
     expect(clipboardMessage({ via: 'tmux', setting: 'external' }).title).toBe('Not copied: tmux set-clipboard is external');
     expect(clipboardMessage({ via: 'tmux', setting: 'off' }).title).toBe('Not copied: tmux set-clipboard is off');
+    expect(clipboardMessage({ via: 'failed', error: 'EPIPE' })).toMatchObject({ ok: false, title: 'Not copied: EPIPE' });
   });
 });

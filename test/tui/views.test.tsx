@@ -245,6 +245,21 @@ describe('What-if', () => {
     expect(f).toMatch(/^export NCCL_SOCKET_IFNAME='=eno1'$/m);
     expect(fits(f)).toBeNull();
   });
+
+  it('c when the copy itself fails: says so, never "Copied"', async () => {
+    const app = renderApp({
+      snapshot: await load(),
+      initialView: 'whatif',
+      copy: () => {
+        throw new Error('write EPIPE');
+      },
+    });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter, '=eno1', KEY.enter, 'c');
+    const f = await app.waitFor(/Not copied: write EPIPE/);
+    expect(f).not.toMatch(/Copied to the clipboard/);
+    expect(f).toMatch(/^export NCCL_SOCKET_IFNAME='=eno1'$/m);
+  });
 });
 
 describe('Fixes', () => {

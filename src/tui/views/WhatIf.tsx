@@ -131,7 +131,8 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
       const next = { lines, report: null };
       setCopied(next);
       // Where the copy went (inside tmux it may have been dropped) arrives a moment later.
-      void copy(lines.join('\n') + '\n').then((report) => setCopied((old) => (old && old.lines === lines ? { lines, report } : old)));
+      const done = (report: ClipboardReport) => setCopied((old) => (old && old.lines === lines ? { lines, report } : old));
+      copy(lines.join('\n') + '\n').then(done, (e: unknown) => done({ via: 'failed', error: e instanceof Error ? e.message : String(e) }));
     } else if ((key.leftArrow || key.rightArrow) && copied) setHoff((o) => hstep(copyBlock.band, o, key.leftArrow ? -1 : 1));
     else if (key.pageDown) setScroll((s) => s + 1);
     else if (key.pageUp) setScroll((s) => Math.max(0, s - 1));
