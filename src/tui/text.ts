@@ -2,6 +2,8 @@
 // a shell reads them back, and horizontal scrolling of lines wider than the
 // screen. Widths count code points, as the rest of the UI does.
 
+import { visible } from '../report/display.js';
+
 /** Code points of a string (what the UI counts as its width). */
 export const cps = (s: string): string[] => Array.from(s);
 export const width = (s: string): number => cps(s).length;
@@ -266,13 +268,14 @@ export interface BlockItem {
 }
 
 /**
- * Screen rows for lines to paste, `cols` wide, and the band that scrolls the
+ * Screen rows (escaped) for lines to paste, `cols` wide, and the band that scrolls the
  * rows still wider (one unbreakable word, a raw line). When the band scrolls,
  * its ◀ ▶ gutters take two columns, so the block is laid out again for the
  * narrower room.
  */
 export function commandRows(items: (string | BlockItem)[], cols: number): { rows: string[]; band: HBand } {
-  const its = items.map((i) => (typeof i === 'string' ? { text: i } : i));
+  // Laid out as shown: control characters from the node escaped first (report/display.ts).
+  const its = items.map((i) => (typeof i === 'string' ? { text: visible(i) } : { ...i, text: visible(i.text) }));
   const layout = (w: number) => its.flatMap((i) => (i.raw ? [i.text] : /^\s*#/.test(i.text) ? proseLines(i.text, w, '# ') : commandLines(i.text, w)));
   let rows = layout(cols);
   let total = Math.max(0, ...rows.map(width));

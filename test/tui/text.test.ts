@@ -76,6 +76,15 @@ describe('commandRows', () => {
   });
 });
 
+describe('commandRows escapes what it lays out', () => {
+  it('a control character from the node is shown escaped, and the width counts the escape', () => {
+    const { rows, band } = commandRows([`export NCCL_SOCKET_IFNAME='=e\x1b[2J'`], 80);
+    expect(rows).toEqual([`export NCCL_SOCKET_IFNAME='=e\\x1b[2J'`]);
+    expect(band.total).toBe(rows[0]!.length);
+    expect(rows.join('')).not.toContain('\x1b');
+  });
+});
+
 describe('horizontal scrolling', () => {
   it('marks text hidden on either side, only on lines that have some', () => {
     const b = hband(30, 12);
