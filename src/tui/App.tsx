@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import type { Check, CheckOptions } from '../model/doctor/types.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
 import type { FixApi } from './fix-api.js';
+import { clipboardReport, type ClipboardReport } from './clipboard.js';
 import { Footer } from './Footer.js';
 import { Header, LoadingHeader } from './Header.js';
 import { Help } from './Help.js';
@@ -33,8 +34,8 @@ export interface AppProps {
   size?: { cols: number; rows: number };
   /** The fix library; tests pass a fake. */
   fixApi?: () => Promise<FixApi>;
-  /** Copies text to the clipboard; default: OSC 52 to the terminal. */
-  copy?: (text: string) => void;
+  /** Copies text to the clipboard and may say where it went (a ClipboardReport); default: OSC 52 to the terminal, then ask tmux when inside it. */
+  copy?: (text: string) => unknown;
   writeFile?: (path: string, text: string) => void;
   /** The node's model once computed (the exit code comes from it). */
   onReady?: (base: Model) => void;
@@ -128,7 +129,17 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
     } else if (/^[1-6]$/.test(input)) setView(VIEWS[Number(input) - 1]!);
   });
 
-  const doCopy = useCallback((text: string) => (copy ? copy(text) : stdout.write(osc52(text))), [copy, stdout]);
+  const doCopy = useCallback(
+    async (text: string): Promise<ClipboardReport> => {
+      if (copy) {
+        const r = await copy(text);
+        return r && typeof r === 'object' && 'via' in r ? (r as ClipboardReport) : { via: 'terminal' };
+      }
+      stdout.write(osc52(text));
+      return clipboardReport(process.env);
+    },
+    [copy, stdout],
+  );
   const doWrite = writeFile ?? ((path: string, text: string) => writeFileSync(path, text));
 
   if (cols < 40 || rows < 12) {
@@ -161,7 +172,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
         .join(', ')} (4: edit, R resets)`
     : null;
   const body = (() => {
-    if (help) return <Help view={view} height={bodyHeight} />;
+    if (help) return <Help view={view} height={bodyHeight} width={cols} />;
     switch (view) {
       case 'summary':
         return <SummaryView run={base.run} height={bodyHeight} width={cols} active={active} />;
@@ -180,7 +191,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
           </Box>
         );
       case 'env':
-        return <EnvView run={base.run} height={bodyHeight} active={active} writeFile={doWrite} />;
+        return <EnvView run={base.run} height={bodyHeight} width={cols} active={active} writeFile={doWrite} />;
     }
   })();
   return (

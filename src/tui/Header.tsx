@@ -3,6 +3,7 @@
 
 import { Box, Text } from 'ink';
 import { versionString } from '../model/nccl/versions.js';
+import { visible } from '../report/display.js';
 import type { Model, NodeSource } from './model.js';
 import { verdict } from './model.js';
 import { useColor } from './screen.js';
@@ -27,7 +28,7 @@ export function Header({ model, source }: { model: Model; source: NodeSource }) 
         </Text>
       </Line>
       <Line>
-        NCCL {versionString(r.choice.version)} ({r.profile.id}) <Text dimColor>· from {r.choice.source}</Text>
+        NCCL {versionString(r.choice.version)} ({r.profile.id}) <Text dimColor>· from {visible(r.choice.source)}</Text>
       </Line>
       <Line dim>
         kernel {snap.host.kernel ?? '?'} · {snap.network.links.length} links · {snap.rdma ? `${ports} RDMA ports` : 'no RDMA data'} · {sourceLabel(source)}

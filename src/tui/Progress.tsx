@@ -3,6 +3,7 @@
 
 import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
+import { visible } from '../report/display.js';
 import { useColor } from './screen.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -30,7 +31,7 @@ export function Progress({ state, height }: { state: ProgressState; height: numb
       <Text bold wrap="truncate-end">Reading the node</Text>
       {shown.map((s) => (
         <Text key={s.what} wrap="truncate-end">
-          <Text color={c('green')}>[✓]</Text> {s.what} <Text dimColor>{s.ms < 1 ? '<1' : Math.round(s.ms)} ms</Text>
+          <Text color={c('green')}>[✓]</Text> {visible(s.what)} <Text dimColor>{s.ms < 1 ? '<1' : Math.round(s.ms)} ms</Text>
         </Text>
       ))}
       <Text wrap="truncate-end">
@@ -38,7 +39,7 @@ export function Progress({ state, height }: { state: ProgressState; height: numb
           {' '}
           <Spinner />{' '}
         </Text>{' '}
-        {state.current}…
+        {visible(state.current)}…
       </Text>
     </Box>
   );

@@ -13,6 +13,16 @@ export const VIEW_TITLE: Record<ViewId, string> = {
   env: 'Env',
 };
 
+/** Short titles, for the tab bar of a narrow terminal (it names every view at 40 columns). */
+export const VIEW_SHORT: Record<ViewId, string> = {
+  summary: 'Sum',
+  interfaces: 'Iface',
+  rdma: 'RDMA',
+  whatif: 'What',
+  fixes: 'Fix',
+  env: 'Env',
+};
+
 export const GLOBAL_KEYS: [string, string][] = [
   ['Tab / Shift-Tab', 'next / previous view'],
   ['1 … 6', 'go to a view'],
@@ -24,12 +34,14 @@ export const GLOBAL_KEYS: [string, string][] = [
 export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
   summary: [
     ['Enter', 'open the result: evidence, why, remediation'],
-    ['Esc ← Enter', 'close it'],
+    ['Esc Enter', 'close it (← too, unless scrolled sideways)'],
+    ['← →', 'in a result: scroll a wide command sideways'],
     ['f', 'all results / problems only'],
   ],
   interfaces: [['← →', 'bootstrap, socket transport, IB OOB trace']],
   rdma: [
     ['↑ ↓', 'select a port (or a GID entry)'],
+    ['← →', 'scroll the columns sideways (◀ ▶ mark hidden ones)'],
     ['Enter', 'switch between the ports and the GID table'],
   ],
   whatif: [
@@ -37,6 +49,7 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
     ['u', 'unset the variable (version: back to detected)'],
     ['r  R', 'reset the field / every field to the node'],
     ['c', 'copy the exports (OSC 52 clipboard, also shown)'],
+    ['← →', 'scroll the copied text sideways'],
   ],
   fixes: [
     ['Space', 'select / deselect a fix'],
@@ -44,9 +57,11 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
     ['p', 'full-screen preview of the commands'],
     ['Enter', 'apply the selected fixes (asks y / n first)'],
     ['r', 'roll back from the journal, when offered'],
+    ['← →', 'scroll the commands sideways'],
   ],
   env: [
-    ['← →', 'format: bash fish dotenv json nccl-conf k8s'],
+    ['f  F', 'next / previous format: bash fish dotenv json nccl-conf k8s'],
+    ['← →', 'scroll long lines sideways (◀ ▶ mark hidden text)'],
     ['d', 'add / remove the NCCL debug bundle'],
     ['w', 'write to a file (edit the name, Enter writes)'],
   ],
@@ -56,8 +71,8 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
 export const FOOTER: Record<ViewId, string> = {
   summary: '↑↓ move  Enter open  f filter',
   interfaces: '←→ consumer  ↑↓ trace',
-  rdma: '↑↓ port  Enter ports/GIDs',
+  rdma: '↑↓ port  ←→ columns  Enter ports/GIDs',
   whatif: '↑↓ field  Enter edit  u unset  r/R reset  c copy',
   fixes: 'Space select  a all  p preview  Enter apply',
-  env: '←→ format  d debug  w write',
+  env: 'f/F format  ←→ scroll  d debug  w write',
 };

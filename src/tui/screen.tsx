@@ -181,7 +181,7 @@ const NO_KEY: Key = {
  * Ink hands over a read of plain characters as one input ("=eno1" typed fast,
  * a paste, or "x3" when two keys arrive together). Every character is a key
  * of its own here — "3" must still switch views after "x" closed the help —
- * and Enter, Tab and Backspace inside such a run are those keys.
+ * and Enter, Tab, Backspace and Ctrl-letters inside such a run are those keys.
  */
 export function splitKeys(input: string, key: Key): [string, Key][] {
   const chars = Array.from(input);
@@ -190,6 +190,9 @@ export function splitKeys(input: string, key: Key): [string, Key][] {
     if (ch === '\r' || ch === '\n') return ['\r', { ...NO_KEY, return: true }];
     if (ch === '\t') return ['', { ...NO_KEY, tab: true }];
     if (ch === '\x7f' || ch === '\b') return ['', { ...NO_KEY, backspace: true }];
+    // Ctrl-A … Ctrl-Z (Ctrl-U clears a field) as Ink reports them alone: the letter, with ctrl.
+    const code = ch.charCodeAt(0);
+    if (code >= 1 && code <= 26) return [String.fromCharCode(code + 96), { ...NO_KEY, ctrl: true }];
     return [ch, { ...NO_KEY, shift: /[A-Z]/.test(ch) }];
   });
 }

@@ -1,11 +1,13 @@
 // Small shared pieces: flutter-doctor marks, one-line text that never wraps,
-// column fitting, word wrapping and list windows.
+// column fitting, word wrapping, list windows, and lines scrolled sideways
+// with ◀ ▶ marks (text.ts does the arithmetic).
 
 import { Box, Text } from 'ink';
-import { type ReactNode } from 'react';
+import { Children, type ReactNode } from 'react';
 import type { Severity } from '../model/result/types.js';
 import { visible } from '../report/display.js';
 import { useColor, type ColorName } from './screen.js';
+import { hslice, type HBand, type Seg } from './text.js';
 
 export const MARKS: Record<Severity, string> = { na: '[-]', ok: '[✓]', info: '[i]', warn: '[!]', error: '[✗]', unknown: '[?]' };
 export const SEVERITY_COLOR: Record<Severity, ColorName> = { na: 'gray', ok: 'green', info: 'blue', warn: 'yellow', error: 'red', unknown: 'magenta' };
@@ -15,11 +17,21 @@ export function Mark({ severity }: { severity: Severity }) {
   return <Text color={c(SEVERITY_COLOR[severity])}>{MARKS[severity]}</Text>;
 }
 
+/**
+ * Text children with every string escaped (report/display.ts): a host name or
+ * an interface name between literal parts (`ncclx doctor · {hostname}`) is
+ * shown, never sent to the terminal. Nested elements escape their own.
+ */
+export function escaped(children: ReactNode): ReactNode {
+  if (typeof children === 'string') return visible(children);
+  return Children.map(children, (c) => (typeof c === 'string' ? visible(c) : c));
+}
+
 /** One terminal line: truncated at the box edge, never wrapped. */
 export function Line({ children, dim, bold, inverse, color }: { children?: ReactNode; dim?: boolean; bold?: boolean; inverse?: boolean; color?: ColorName | undefined }) {
   return (
     <Text wrap="truncate-end" dimColor={dim} bold={bold} inverse={inverse} color={color}>
-      {typeof children === 'string' ? visible(children) : (children ?? ' ')}
+      {children === undefined || children === null || children === '' ? ' ' : escaped(children)}
     </Text>
   );
 }
@@ -84,14 +96,14 @@ export function Title({ children, note }: { children: ReactNode; note?: string |
     <Box height={1} flexShrink={0}>
       <Box flexShrink={1}>
         <Text bold wrap="truncate-end">
-          {children}
+          {escaped(children)}
         </Text>
       </Box>
       {note ? (
         <Box flexGrow={1} flexShrink={0} justifyContent="flex-end">
           <Text dimColor wrap="truncate-start">
             {' '}
-            {note}
+            {visible(note)}
           </Text>
         </Box>
       ) : null}
@@ -99,13 +111,57 @@ export function Title({ children, note }: { children: ReactNode; note?: string |
   );
 }
 
-/** Exactly `height` lines: the given ones, then blanks (keeps the footer in place). */
+/**
+ * Exactly `height` lines: the given ones, then blanks (keeps the footer in
+ * place). Rows are never squeezed: a view that computed too many loses its
+ * last rows, never one in the middle (Yoga would shrink rows to nothing and
+ * let their text land on a neighbour's line).
+ */
 export function Fill({ height, children }: { height: number; children: ReactNode }) {
   return (
-    <Box flexDirection="column" height={Math.max(0, height)} overflow="hidden">
-      {children}
+    <Box flexDirection="column" height={Math.max(0, height)} overflow="hidden" flexShrink={0}>
+      <Box flexDirection="column" flexGrow={1} flexShrink={0}>
+        {children}
+      </Box>
     </Box>
   );
+}
+
+/** A piece of a line from the node or the model, escaped for the terminal. */
+export function seg(text: string, style: Omit<Seg, 'text'> = {}): Seg {
+  return { text: visible(text), ...style };
+}
+
+/** One line of styled pieces (already escaped and fitted: see seg and hslice), never wrapped. */
+export function Segs({ segs, inverse, bold, dim, color }: { segs: Seg[]; inverse?: boolean; bold?: boolean; dim?: boolean; color?: ColorName | undefined }) {
+  return (
+    <Text wrap="truncate-end" inverse={inverse} bold={bold} dimColor={dim} color={color}>
+      {segs.length === 0
+        ? ' '
+        : segs.map((s, i) => (
+            <Text key={i} color={s.color as ColorName | undefined} bold={s.bold} dimColor={s.dim} inverse={s.inverse} underline={s.underline}>
+              {s.text}
+            </Text>
+          ))}
+    </Text>
+  );
+}
+
+/**
+ * A line whose `fixed` part stays (a table's first column, an indent) and
+ * whose `body` scrolls sideways in `band` at offset `off`, with ◀ / ▶ where
+ * text is out of view.
+ */
+export function HLine({ fixed = [], body, band, off, inverse, bold, dim, color }: { fixed?: Seg[]; body: Seg[]; band: HBand; off: number; inverse?: boolean; bold?: boolean; dim?: boolean; color?: ColorName | undefined }) {
+  const c = useColor();
+  const { segs } = hslice(band, body, off);
+  if (band.scrolls) {
+    const first = segs[0]!;
+    const last = segs[segs.length - 1]!;
+    if (first.text === '◀') segs[0] = { text: '◀', color: c('cyan'), bold: true };
+    if (last.text === '▶') segs[segs.length - 1] = { text: '▶', color: c('cyan'), bold: true };
+  }
+  return <Segs segs={[...fixed, ...segs]} inverse={inverse} bold={bold} dim={dim} color={color} />;
 }
 
 /** Movement keys shared by every list: ↑/↓ (k/j), PgUp/PgDn, Home/End (g/G). Returns the new index or null. */

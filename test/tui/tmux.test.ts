@@ -7,56 +7,24 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { tempDir } from '../helpers/tmp.js';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, RUN_TMUX, SKIP_REASON, tmuxServer, type Tmux } from './tmux-harness.js';
 
-const ROOT = join(__dirname, '../..');
-const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
-const IN_CI = !!process.env['CI'] && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
-// A private server on a socket in a temporary directory: nothing shared with the user's tmux, nothing left behind.
 // Made only when the suite runs: a skipped file runs no hooks, so nothing would remove it.
-const SOCKET_DIR = HAVE_TMUX || IN_CI ? tempDir('ncclx-tmux-') : '';
-const SOCKET = join(SOCKET_DIR, 'sock');
-
-function tmux(...args: string[]): string {
-  const r = spawnSync('tmux', ['-S', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** Starts `sh -c CMD` in a detached 80×24 session; the shell reports the exit code and stays, so the screen can be read after. */
-function start(session: string, cmd: string, env: Record<string, string> = {}) {
-  const exports = Object.entries(env)
-    .map(([k, v]) => `export ${k}='${v}';`)
-    .join(' ');
-  tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-c', ROOT, `${exports} ${cmd}; echo "EXIT=$?"; sleep 600`);
-}
-
-const screen = (session: string, escapes = false) => tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', session);
-
-async function waitScreen(session: string, re: RegExp, ms = 10_000): Promise<string> {
-  const t0 = Date.now();
-  let s = '';
-  while (Date.now() - t0 < ms) {
-    s = screen(session);
-    if (re.test(s)) return s;
-    await new Promise((r) => setTimeout(r, 40));
-  }
-  throw new Error(`timed out waiting for ${re}; screen:\n${s}`);
-}
-
-const keys = (session: string, ...k: string[]) => tmux('send-keys', '-t', session, ...k);
-const text = (session: string, t: string) => tmux('send-keys', '-t', session, '-l', t);
-const alternate = (session: string) => tmux('display-message', '-p', '-t', session, '#{alternate_on}').trim();
+const T: Tmux = RUN_TMUX ? tmuxServer() : (null as unknown as Tmux);
+const tmux = (...a: string[]) => T.tmux(...a);
+const start = (session: string, cmd: string, env: Record<string, string> = {}) => T.start(session, cmd, { env });
+const screen = (session: string, escapes = false) => T.screen(session, escapes);
+const waitScreen = (session: string, re: RegExp, ms?: number) => T.waitScreen(session, re, ms);
+const keys = (session: string, ...k: string[]) => T.keys(session, ...k);
+const text = (session: string, t: string) => T.text(session, t);
+const alternate = (session: string) => T.alternate(session);
 
 const DOCTOR = 'node dist/cli.js doctor --root test/fixtures/ib8-storage';
 
-describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', () => {
-  afterAll(() => {
-    spawnSync('tmux', ['-S', SOCKET, 'kill-server']);
-    rmSync(SOCKET_DIR, { recursive: true, force: true });
-  });
+describe.skipIf(!RUN_TMUX)('ncclx doctor in a real terminal (tmux)', () => {
+  afterAll(() => T.close());
 
   it('navigates, opens a result, edits a what-if, copies exports, adapts to resize, refuses fixes off-node, and quits cleanly', async () => {
     start('main', DOCTOR);
@@ -102,7 +70,11 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', 
     const t0 = Date.now();
     let buffer = '';
     while (Date.now() - t0 < 5000 && !buffer.includes('NCCL_SOCKET_IFNAME')) {
-      buffer = spawnSync('tmux', ['-S', SOCKET, 'show-buffer'], { encoding: 'utf8' }).stdout;
+      try {
+        buffer = tmux('show-buffer');
+      } catch {
+        buffer = '';
+      }
       await new Promise((r) => setTimeout(r, 40));
     }
     expect(buffer).toBe("export NCCL_SOCKET_IFNAME='=eno1'\n");
@@ -186,8 +158,8 @@ describe.skipIf(!HAVE_TMUX && !IN_CI)('ncclx doctor in a real terminal (tmux)', 
   });
 });
 
-if (!HAVE_TMUX && !IN_CI) {
+if (!RUN_TMUX) {
   describe('ncclx doctor in a real terminal', () => {
-    it.skip('skipped: tmux is not installed (apt-get install tmux); CI installs it and never skips', () => {});
+    it.skip(SKIP_REASON, () => {});
   });
 }

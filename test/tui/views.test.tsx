@@ -232,6 +232,34 @@ describe('What-if', () => {
     expect(copied).toEqual([`export NCCL_SOCKET_IFNAME='=x'\\''y'\n`]);
     expect(f).toMatch(/export NCCL_SOCKET_IFNAME='=x'\\''y'/);
   });
+
+  it('c inside a tmux that drops OSC 52: says so, with the command that fixes it, and shows the text', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif', copy: async () => ({ via: 'tmux', setting: 'external' }) });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter, '=eno1', KEY.enter, 'c');
+    const f = await app.waitFor(/Not copied: tmux set-clipboard is external/);
+    expect(f).toMatch(/tmux drops OSC 52 from programs unless set-clipboard is on/);
+    expect(f).not.toMatch(/Copied to the clipboard/);
+    expect(f).toMatch(/^ {2}tmux set -g set-clipboard on$/m);
+    expect(f).toMatch(/select the text below by hand/);
+    expect(f).toMatch(/^export NCCL_SOCKET_IFNAME='=eno1'$/m);
+    expect(fits(f)).toBeNull();
+  });
+
+  it('c when the copy itself fails: says so, never "Copied"', async () => {
+    const app = renderApp({
+      snapshot: await load(),
+      initialView: 'whatif',
+      copy: () => {
+        throw new Error('write EPIPE');
+      },
+    });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter, '=eno1', KEY.enter, 'c');
+    const f = await app.waitFor(/Not copied: write EPIPE/);
+    expect(f).not.toMatch(/Copied to the clipboard/);
+    expect(f).toMatch(/^export NCCL_SOCKET_IFNAME='=eno1'$/m);
+  });
 });
 
 describe('Fixes', () => {
@@ -325,8 +353,13 @@ describe('Env', () => {
     const f = await app.waitFor(/ncclx env --format/);
     expect(f).toMatch(/^export NCCL_IB_HCA='=mlx5_0:1,/m);
     expect(f).toMatch(/^# copy to the peer node: RDMA_PEER_IFACES=/m);
-    await app.press(KEY.right);
+    // f / F change the format (← → scroll long lines sideways).
+    await app.press('f');
     expect(await app.waitFor(/^set -gx NCCL_IB_HCA '=mlx5_0:1,/m)).toBeTruthy();
+    await app.press('F', 'F');
+    expect(await app.waitFor(/^ +- name: NCCL_IB_HCA/m)).toMatch(/^env:$/m);
+    await app.press('f', 'f');
+    await app.waitFor(/^set -gx NCCL_IB_HCA/m);
     await app.press('d');
     await app.waitFor(/with --debug/);
     await app.press('w');
@@ -362,6 +395,18 @@ describe('keys that arrive together', () => {
   });
 });
 
+describe('keys that arrive together: control keys', () => {
+  it('Ctrl-U inside a run of typed text clears the field (it is not typed as a character)', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif' });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter, '=eno1');
+    await app.waitFor(/NCCL_SOCKET_IFNAME +=eno1▏/);
+    await app.press(`${KEY.ctrlU}=ib`);
+    const f = await app.waitFor(/NCCL_SOCKET_IFNAME +=ib▏/);
+    expect(f).not.toMatch(/\\x15/);
+  });
+});
+
 describe('quit', () => {
   it('q ends the app (no further frames)', async () => {
     const app = renderApp({ snapshot: await load() });
@@ -383,5 +428,21 @@ describe('control characters from the node', () => {
     const f = await app.waitFor(/e\\x1b\[2J\\u202ex/);
     expect(f).not.toContain('\x1b[2J');
     expect(f).not.toContain('\u202e');
+  });
+
+  it('a host name from the node stays escaped in the header, in every view', async () => {
+    const { link, snapshotOf } = await import('../unit/helpers.js');
+    const evil = 'e\x1b[2J\u202ex';
+    const snap = snapshotOf([link('lo', ['127.0.0.1/8']), link(evil, ['10.0.0.5/24'])], { env: { NCCL_SOCKET_IFNAME: `=${evil}` } });
+    snap.host.hostname = `h\x1b]52;c;QQ==\x07st`;
+    const app = renderApp({ snapshot: snap });
+    const f = await app.waitFor(/results/);
+    expect(f).toMatch(/ncclx doctor · h\\x1b\]52;c;QQ==\\x07st/);
+    for (const view of ['1', '2', '3', '4', '5', '6']) {
+      await app.press(view);
+      await sleep(30);
+      const g = app.frame();
+      expect(g).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
+    }
   });
 });

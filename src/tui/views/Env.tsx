@@ -1,4 +1,6 @@
 // View 6: `ncclx env` for this node in the chosen format; a key writes it to a file.
+// Long lines are never cut: they scroll sideways in place (← →), with ◀ ▶
+// where text is out of view; f / F change the format.
 
 import { Text } from 'ink';
 import { useMemo } from 'react';
@@ -7,7 +9,8 @@ import { envPlan } from '../../model/advice/env-plan.js';
 import { ENV_FORMATS, type EnvFormat } from '../../report/env-formats.js';
 import { envHeader, envText as renderEnv, type EnvText } from '../../report/env-text.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
-import { Fill, Line, position, Title } from '../ui.js';
+import { hband, hstep, width as textWidth } from '../text.js';
+import { Fill, HLine, Line, position, Title } from '../ui.js';
 import { visible } from '../../report/display.js';
 
 const FILE_NAME: Record<EnvFormat, string> = {
@@ -28,22 +31,25 @@ export function envText(run: DoctorRun, format: EnvFormat, debug: boolean): EnvT
 export interface EnvProps {
   run: DoctorRun;
   height: number;
+  width: number;
   active: boolean;
   writeFile: (path: string, text: string) => void;
 }
 
-export function EnvView({ run, height, active, writeFile }: EnvProps) {
+export function EnvView({ run, height, width, active, writeFile }: EnvProps) {
   const c = useColor();
   const [fi, setFi] = usePersisted('env.format', 0);
   const [debug, setDebug] = usePersisted('env.debug', false);
   const [scroll, setScroll] = usePersisted('env.scroll', 0);
+  const [hoff, setHoff] = usePersisted('env.hoff', 0);
   const [naming, setNaming] = usePersisted<string | null>('env.filename', null);
   const [msg, setMsg] = usePersisted<{ text: string; ok: boolean } | null>('env.message', null);
   useCapture('env', active && naming !== null);
   const format = ENV_FORMATS[fi]!;
   // envPlan builds the IB model again: once per format and --debug, not per keystroke.
   const out = useMemo(() => envText(run, format, debug), [run, format, debug]);
-  const lines = (out.error ? [`cannot write ${format}: ${out.error}`] : out.body.replace(/\n$/, '').split('\n')).concat(out.summary.map((s) => `# ${s}`));
+  const lines = (out.error ? [`cannot write ${format}: ${out.error}`] : out.body.replace(/\n$/, '').split('\n')).concat(out.summary.map((s) => `# ${s}`)).map((l) => visible(l));
+  const band = hband(Math.max(0, ...lines.map(textWidth)), width);
 
   useKeys((input, key) => {
     if (naming !== null) {
@@ -63,15 +69,14 @@ export function EnvView({ run, height, active, writeFile }: EnvProps) {
       else if (input && !key.ctrl && !key.meta) setNaming(naming + input.replace(/[\r\n\t]/g, ''));
       return;
     }
-    if (key.leftArrow || input === 'h') {
-      setFi((fi + ENV_FORMATS.length - 1) % ENV_FORMATS.length);
+    if (input === 'F' || input === 'f') {
+      setFi((fi + (input === 'F' ? ENV_FORMATS.length - 1 : 1)) % ENV_FORMATS.length);
       setScroll(0);
+      setHoff(0);
       setMsg(null);
-    } else if (key.rightArrow || input === 'l') {
-      setFi((fi + 1) % ENV_FORMATS.length);
-      setScroll(0);
-      setMsg(null);
-    } else if (input === 'd') setDebug(!debug);
+    } else if (key.leftArrow || input === 'h') setHoff(hstep(band, hoff, -1));
+    else if (key.rightArrow || input === 'l') setHoff(hstep(band, hoff, 1));
+    else if (input === 'd') setDebug(!debug);
     else if (input === 'w' && !out.error) {
       setMsg(null);
       setNaming(FILE_NAME[format]);
@@ -82,21 +87,23 @@ export function EnvView({ run, height, active, writeFile }: EnvProps) {
   }, active);
 
   const body = height - 3;
+  const note = [position(lines.length, body, Math.max(0, Math.min(scroll, lines.length - body))), debug ? 'with --debug' : ''].filter(Boolean).join(' · ');
+  const allFit = 'ncclx env --format '.length + ENV_FORMATS.reduce((n, f) => n + f.length + 2, 0) + (note ? note.length + 1 : 0) <= width;
   const start = Math.max(0, Math.min(scroll, lines.length - body));
   return (
     <Fill height={height}>
       <Title note={[position(lines.length, body, start), debug ? 'with --debug' : ''].filter(Boolean).join(' · ') || undefined}>
         ncclx env --format{' '}
-        {ENV_FORMATS.map((f) => (
+        {/* Every format when they fit, else the current one (f / F go through them). */}
+        {(allFit ? ENV_FORMATS : [format]).map((f) => (
           <Text key={f} inverse={f === format} color={f === format ? c('cyan') : undefined} bold={f === format} dimColor={f !== format}>
             {` ${f} `}
           </Text>
         ))}
+        {allFit ? '' : <Text dimColor> f/F</Text>}
       </Title>
       {lines.slice(start, start + body).map((l, i) => (
-        <Line key={i} dim={l.startsWith('#')}>
-          {l}
-        </Line>
+        <HLine key={i} dim={l.startsWith('#')} body={[{ text: l }]} band={band} off={hoff} />
       ))}
       <Text> </Text>
       {naming !== null ? (

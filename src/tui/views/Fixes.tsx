@@ -10,7 +10,8 @@ import type { FixApi } from '../fix-api.js';
 import type { NodeSource } from '../model.js';
 import { sourceLabel } from '../Header.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
-import { clamp, Fill, Line, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
+import { commandRows, hstep, type BlockItem } from '../text.js';
+import { clamp, Fill, HLine, Line, moveIndex, position, seg, Title, windowStart, wrap } from '../ui.js';
 import { visible } from '../../report/display.js';
 
 type Phase = 'list' | 'preview' | 'confirm' | 'applying' | 'done' | 'confirm-rollback' | 'rolling-back';
@@ -28,12 +29,20 @@ export interface FixesState {
 
 const INITIAL: FixesState = { plan: null, error: null, checked: [], phase: 'list', events: [], outcome: null, journal: null, message: null };
 
-/** The commands every selected fix runs, in order, each op headed by its fix id. */
-export function previewLines(api: FixApi, fixes: Fix[]): string[] {
-  const out: string[] = [];
+/**
+ * The commands every selected fix runs, in order, each fix headed by a
+ * comment. A command of several lines (a heredoc writing a file) is kept raw:
+ * its body is the file's content, never rewrapped.
+ */
+export function previewItems(api: FixApi, fixes: Fix[]): BlockItem[] {
+  const out: BlockItem[] = [];
   for (const f of fixes) {
-    out.push(`# ${f.id}: ${f.title}`);
-    for (const op of f.ops) out.push(...api.commandsFor(op).flatMap((cmd) => cmd.split('\n')));
+    out.push({ text: `# ${f.id}: ${f.title}` });
+    for (const op of f.ops)
+      for (const cmd of api.commandsFor(op)) {
+        if (cmd.includes('\n')) out.push(...cmd.split('\n').map((text) => ({ text, raw: true })));
+        else out.push({ text: cmd });
+      }
   }
   return out;
 }
@@ -92,6 +101,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
   const [st, setSt] = usePersisted<FixesState>('fixes.state', INITIAL);
   const [sel, setSel] = usePersisted('fixes.selected', 0);
   const [scroll, setScroll] = usePersisted('fixes.scroll', 0);
+  const [hoff, setHoff] = usePersisted('fixes.hoff', 0);
   const busy = st.phase === 'applying' || st.phase === 'rolling-back' || st.phase === 'confirm' || st.phase === 'confirm-rollback';
   useCapture('fixes', active && busy);
   const live = source.kind === 'live';
@@ -113,6 +123,9 @@ export function FixesView({ api, unavailable, run, source, height, width, active
   const fixes = st.plan?.fixes ?? [];
   const selected = clamp(sel, fixes.length);
   const chosen = fixes.filter((f) => st.checked.includes(f.id) && !f.blocked);
+  // The commands shown: wrapped between words with ` \`, scrolled sideways (← →) where one word or a file line is wider.
+  const shown = api ? (chosen.length ? chosen : fixes[selected] ? [fixes[selected]!] : []) : [];
+  const preview = commandRows(api ? previewItems(api, shown) : [], width);
   const onEvent = (e: ApplyEvent) => setSt((old) => ({ ...old, events: [...old.events, e], journal: e.type === 'journal' ? e.path : old.journal }));
 
   const startApply = () => {
@@ -152,7 +165,8 @@ export function FixesView({ api, unavailable, run, source, height, width, active
         else if (key.escape || key.return) update({ phase: 'list', events: [], outcome: null, message: null, checked: [] });
         return;
       case 'preview':
-        if (key.escape || input === 'p' || key.return) update({ phase: 'list' });
+        if (key.leftArrow || key.rightArrow || input === 'h' || input === 'l') setHoff(hstep(preview.band, hoff, key.leftArrow || input === 'h' ? -1 : 1));
+        else if (key.escape || input === 'p' || key.return) update({ phase: 'list' });
         else if (key.upArrow || input === 'k') setScroll((s) => Math.max(0, s - 1));
         else if (key.downArrow || input === 'j') setScroll((s) => s + 1);
         else if (key.pageUp) setScroll((s) => Math.max(0, s - (height - 2)));
@@ -160,7 +174,8 @@ export function FixesView({ api, unavailable, run, source, height, width, active
         return;
       case 'list': {
         const f = fixes[selected];
-        if (input === ' ' && f) {
+        if (key.leftArrow || key.rightArrow || input === 'h' || input === 'l') setHoff(hstep(preview.band, hoff, key.leftArrow || input === 'h' ? -1 : 1));
+        else if (input === ' ' && f) {
           if (f.blocked) update({ message: [`${f.id} cannot be applied as planned: ${f.blocked}`] });
           else update({ checked: st.checked.includes(f.id) ? st.checked.filter((x) => x !== f.id) : [...st.checked, f.id], message: null });
         } else if (input === 'a') {
@@ -195,18 +210,14 @@ export function FixesView({ api, unavailable, run, source, height, width, active
   if (st.error) return <Fill height={height}><Line color={c('red')}>Could not plan fixes: {st.error}</Line></Fill>;
   if (!st.plan) return <Fill height={height}><Line dim>Planning fixes…</Line></Fill>;
 
-  const preview = previewLines(api, chosen.length ? chosen : fixes[selected] ? [fixes[selected]!] : []);
+  const pline = (l: string, i: number | string) => <HLine key={i} dim={l.startsWith('#')} body={[seg(l)]} band={preview.band} off={hoff} />;
   if (st.phase === 'preview') {
     const body = height - 1;
-    const start = Math.max(0, Math.min(scroll, preview.length - body));
+    const start = Math.max(0, Math.min(scroll, preview.rows.length - body));
     return (
       <Fill height={height}>
-        <Title note={`${position(preview.length, body, start)} Esc back`}>Preview — {chosen.length ? `${chosen.length} selected fix${chosen.length === 1 ? '' : 'es'}` : `${fixes[selected]?.id ?? 'no fix'} (highlighted)`}</Title>
-        {preview.slice(start, start + body).map((l, i) => (
-          <Line key={i} dim={l.startsWith('#')}>
-            {l}
-          </Line>
-        ))}
+        <Title note={`${position(preview.rows.length, body, start)} Esc back`}>Preview — {chosen.length ? `${chosen.length} selected fix${chosen.length === 1 ? '' : 'es'}` : `${fixes[selected]?.id ?? 'no fix'} (highlighted)`}</Title>
+        {preview.rows.slice(start, start + body).map(pline)}
       </Fill>
     );
   }
@@ -231,11 +242,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
       <Fill height={height}>
         <Title note={st.plan.host}>{title}</Title>
         {st.phase === 'confirm'
-          ? preview.slice(0, listH).map((l, i) => (
-              <Line key={i} dim>
-                {l}
-              </Line>
-            ))
+          ? preview.rows.slice(0, listH).map(pline)
           : rows.slice(start, start + listH).map((r, i) => (
               <Text key={i} wrap="truncate-end" dimColor={r.tone === 'dim'}>
                 <Text color={r.tone === 'ok' ? c('green') : r.tone === 'err' ? c('red') : r.tone === 'run' ? c('cyan') : undefined}>[{r.mark}]</Text> {visible(r.text)}
@@ -278,11 +285,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
         </Line>
       ))}
       {fixes.length ? <Title note="p: full screen">Preview{chosen.length ? '' : ' (highlighted fix)'}</Title> : null}
-      {preview.slice(0, previewH).map((l, i) => (
-        <Line key={`p${i}`} dim={l.startsWith('#')}>
-          {l}
-        </Line>
-      ))}
+      {preview.rows.slice(0, previewH).map((l, i) => pline(l, `p${i}`))}
     </Fill>
   );
 }

@@ -1,5 +1,8 @@
 // View 3: RDMA devices and ports, and the GID table of the selected port with
 // the entry NCCL chooses highlighted and every other entry's verdict and reason.
+// Both tables keep their first column and scroll the others sideways (← →),
+// with ◀ ▶ where columns or text are out of view; the ports take every row
+// the terminal has to spare.
 
 import { Box, Text } from 'ink';
 import type { IbModel, PortReport } from '../../model/nccl/ib-report.js';
@@ -7,9 +10,10 @@ import { gidText, parseGid, typeLabel } from '../../model/nccl/gid.js';
 import { sysError, sysText } from '../../model/nccl/ib.js';
 import type { RdmaPort } from '../../model/snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../../model/snapshot/types.js';
-import { useColor, useKeys, usePersisted } from '../screen.js';
-import { clamp, Fill, fit, Line, moveIndex, position, Title, windowStart, wrap } from '../ui.js';
+import { useColor, useKeys, usePersisted, type ColorName } from '../screen.js';
 import { visible } from '../../report/display.js';
+import { hstep, table, tableBand, type Seg } from '../text.js';
+import { clamp, Fill, HLine, Line, moveIndex, position, seg, Title, windowStart, wrap } from '../ui.js';
 
 export interface PortRow {
   dev: string;
@@ -81,20 +85,47 @@ function gidCell(p: PortReport): string {
 
 const linkOf = (p: PortReport) => (p.linkLayer === 'InfiniBand' ? 'IB' : p.linkLayer === 'Ethernet' ? 'RoCE' : p.linkLayer ?? '?');
 
+/** Rows of the ports table and of the GID table for the space left: every port when it fits, the rest to the GID table. */
+export function rdmaHeights(height: number, o: { banner: boolean; ports: number; gids: number; focus: 'ports' | 'gids'; detail: number }): { ports: number; gids: number; detail: number } {
+  // banner, transport line, ports head, GID title, GID head
+  const room = height - (o.banner ? 1 : 0) - 4;
+  const detail = Math.min(o.detail, room >= 8 ? 2 + Math.max(0, room - 2 - o.ports - o.gids) : room >= 5 ? 1 : 0);
+  const avail = Math.max(2, room - detail);
+  // The focused table keeps more of its rows when both cannot be shown whole.
+  const least = Math.min(o.ports, o.focus === 'ports' ? 6 : 3);
+  const ports = Math.max(1, Math.min(o.ports, Math.max(least, avail - o.gids), avail - 1));
+  return { ports, gids: Math.max(1, avail - ports), detail };
+}
+
 export function RdmaView({ ib, snapshot, height, width, active, banner }: { ib: IbModel; snapshot: NodeSnapshot; height: number; width: number; active: boolean; banner: string | null }) {
   const c = useColor();
   const [sel, setSel] = usePersisted('rdma.port', 0);
   const [gsel, setGsel] = usePersisted('rdma.gid', 0);
   const [focus, setFocus] = usePersisted<'ports' | 'gids'>('rdma.focus', 'ports');
+  const [hoff, setHoff] = usePersisted<{ ports: number; gids: number }>('rdma.hoff', { ports: 0, gids: 0 });
   const ports = portRows(ib, snapshot);
   const selected = clamp(sel, ports.length);
   const cur = ports[selected];
   const gids = cur ? gidRows(cur.port, cur.raw) : [];
   const chosenRow = Math.max(0, gids.findIndex((g) => g.chosen));
   const gSelected = focus === 'gids' ? clamp(gsel, gids.length) : chosenRow;
-  const portHeight = Math.min(ports.length, focus === 'ports' ? 6 : 3);
-  const fixed = (banner ? 1 : 0) + 1 + 1 + portHeight + 2 + 2; // banner, transport, port head, ports, GID title + head, detail
-  const gidHeight = Math.max(1, height - fixed);
+  const gcur = gids[gSelected];
+  const detail = wrap(gcur ? `GID ${gcur.label}: ${gcur.verdict} — ${gcur.reason}` : '', width);
+  const h = rdmaHeights(height, { banner: !!banner, ports: ports.length, gids: gids.length, focus, detail: detail.length });
+  const portHeight = h.ports;
+  const gidHeight = h.gids;
+
+  // The tables: the first column (device:port, GID index) stays, the others scroll sideways.
+  const pTable = table(
+    ['DEV:PORT', 'STATE', 'LINK', 'NETDEV', 'IPv4', 'GID', 'NCCL'].map((t) => seg(t)),
+    ports.map((r) => portCells(r, c)),
+  );
+  const gTable = table(
+    ['IDX', 'GID', 'TYPE', 'VERDICT', 'REASON'].map((t) => seg(t)),
+    gids.map((r) => gidCells(r)),
+  );
+  const pBand = tableBand(pTable, width, 2 + pTable.firstW);
+  const gBand = tableBand(gTable, width, 2 + gTable.firstW);
 
   useKeys((input, key) => {
     if (key.return || input === ' ') {
@@ -104,6 +135,12 @@ export function RdmaView({ ib, snapshot, height, width, active, banner }: { ib: 
     }
     if (key.escape && focus === 'gids') {
       setFocus('ports');
+      return;
+    }
+    if (key.leftArrow || key.rightArrow || input === 'h' || input === 'l') {
+      const band = focus === 'ports' ? pBand : gBand;
+      const dir = key.leftArrow || input === 'h' ? -1 : 1;
+      setHoff({ ...hoff, [focus]: hstep(band, hoff[focus], dir) });
       return;
     }
     if (focus === 'ports') {
@@ -132,61 +169,69 @@ export function RdmaView({ ib, snapshot, height, width, active, banner }: { ib: 
     );
   const pStart = windowStart(ports.length, portHeight, selected);
   const gStart = windowStart(gids.length, gidHeight, gSelected);
-  const w = { dev: 11, state: 7, link: 4, netdev: width >= 100 ? 16 : 13, ipv4: 18, gid: 8 };
-  const g = { idx: 7, addr: width >= 100 ? 28 : 24, type: 9, verdict: 14 };
-  const gcur = gids[gSelected];
-  const detail = gcur ? `GID ${gcur.label}: ${gcur.verdict} — ${gcur.reason}` : '';
   const mode = cur?.port.gidSelection?.mode;
+  const pHead = pTable.row(['DEV:PORT', 'STATE', 'LINK', 'NETDEV', 'IPv4', 'GID', 'NCCL'].map((x) => seg(x)));
+  const gHead = gTable.row(['IDX', 'GID', 'TYPE', 'VERDICT', 'REASON'].map((x) => seg(x)));
   return (
     <Fill height={height}>
       {banner ? <Line color={c('yellow')}>{banner}</Line> : null}
       <Title note={position(ports.length, portHeight, pStart) ? `ports ${position(ports.length, portHeight, pStart)}` : undefined}>
         <Text bold={false} color={t.used === true ? undefined : c('yellow')}>
-          {transport}
+          {visible(transport)}
         </Text>
       </Title>
-      <Line dim>
-        {'  '}
-        {fit('DEV:PORT', w.dev)} {fit('STATE', w.state)} {fit('LINK', w.link)} {fit('NETDEV', w.netdev)} {fit('IPv4', w.ipv4)} {fit('GID', w.gid)} NCCL
-      </Line>
+      <HLine dim fixed={[seg('  '), pHead.first, seg(' ')]} body={pHead.body} band={pBand} off={hoff.ports} />
       {ports.slice(pStart, pStart + portHeight).map((r, i) => {
         const isSel = pStart + i === selected;
-        const p = r.port;
-        const nccl = p.usedByNccl === true ? `yes [${p.ncclIndex}]` : p.usedByNccl === null ? `? ${p.reason}` : `no: ${p.reason}`;
-        return (
-          <Text key={`${r.dev}:${p.port}`} wrap="truncate-end" inverse={isSel && focus === 'ports'} bold={isSel}>
-            {isSel ? '› ' : '  '}
-            {fit(`${r.dev}:${p.port}`, w.dev)} <Text color={p.state === 'ACTIVE' ? undefined : c('yellow')}>{fit(p.state ?? '?', w.state)}</Text> {fit(linkOf(p), w.link)} {fit(p.netdev ?? '-', w.netdev)}{' '}
-            {fit(p.ipv4 ?? '-', w.ipv4)} {fit(gidCell(p), w.gid)} <Text color={p.usedByNccl ? c('green') : undefined}>{nccl}</Text>
-          </Text>
-        );
+        const row = pTable.row(portCells(r, c));
+        return <HLine key={`${r.dev}:${r.port.port}`} inverse={isSel && focus === 'ports'} bold={isSel} fixed={[seg(isSel ? '› ' : '  '), row.first, seg(' ')]} body={row.body} band={pBand} off={hoff.ports} />;
       })}
       <Title note={[mode ? `mode ${mode}` : '', position(gids.length, gidHeight, gStart)].filter(Boolean).join(' · ') || undefined}>
         GID table — {cur ? `${cur.dev}:${cur.port.port}` : ''} {focus === 'gids' ? '(↑↓ entries, Enter back to ports)' : '(Enter to browse)'}
       </Title>
-      <Line dim>
-        {'  '}
-        {fit('IDX', g.idx)} {fit('GID', g.addr)} {fit('TYPE', g.type)} {fit('VERDICT', g.verdict)} REASON
-      </Line>
-      <Box flexDirection="column" height={gidHeight}>
+      <HLine dim fixed={[seg('  '), gHead.first, seg(' ')]} body={gHead.body} band={gBand} off={hoff.gids} />
+      {/* Rows the table does not need stay below the detail, at the bottom. */}
+      <Box flexDirection="column" height={Math.min(gidHeight, Math.max(1, gids.length))} flexShrink={0}>
         {gids.slice(gStart, gStart + gidHeight).map((r, i) => {
           const isSel = focus === 'gids' && gStart + i === gSelected;
+          const row = gTable.row(gidCells(r));
           return (
-            <Text key={r.label} wrap="truncate-end" inverse={isSel} bold={r.chosen} color={r.chosen ? c('green') : r.candidate ? c('yellow') : undefined}>
-              {r.chosen ? '▶ ' : isSel ? '› ' : '  '}
-              {fit(r.label, g.idx)} {fit(r.address, g.addr)} {fit(r.type, g.type)} {fit(r.candidate && !r.chosen ? `? ${r.verdict}` : r.verdict, g.verdict)}{' '}
-              <Text dimColor={!r.chosen}>{visible(r.reason)}</Text>
-            </Text>
+            <HLine
+              key={r.label}
+              inverse={isSel}
+              bold={r.chosen}
+              color={r.chosen ? c('green') : r.candidate ? c('yellow') : undefined}
+              fixed={[seg(r.chosen ? '▶ ' : isSel ? '› ' : '  '), row.first, seg(' ')]}
+              body={row.body}
+              band={gBand}
+              off={hoff.gids}
+            />
           );
         })}
       </Box>
-      {wrap(detail, width)
-        .slice(0, 2)
-        .map((l, i) => (
-          <Line key={`d${i}`} dim>
-            {l}
-          </Line>
-        ))}
+      {detail.slice(0, h.detail).map((l, i) => (
+        <Line key={`d${i}`} dim>
+          {l}
+        </Line>
+      ))}
     </Fill>
   );
+}
+
+function portCells(r: PortRow, c: (x: ColorName) => ColorName | undefined): Seg[] {
+  const p = r.port;
+  const nccl = p.usedByNccl === true ? `yes [${p.ncclIndex}]` : p.usedByNccl === null ? `? ${p.reason}` : `no: ${p.reason}`;
+  return [
+    seg(`${r.dev}:${p.port}`),
+    seg(p.state ?? '?', { color: p.state === 'ACTIVE' ? undefined : c('yellow') }),
+    seg(linkOf(p)),
+    seg(p.netdev ?? '-'),
+    seg(p.ipv4 ?? '-'),
+    seg(gidCell(p)),
+    seg(nccl, { color: p.usedByNccl ? c('green') : undefined }),
+  ];
+}
+
+function gidCells(r: GidRow): Seg[] {
+  return [seg(r.label), seg(r.address), seg(r.type), seg(r.candidate && !r.chosen ? `? ${r.verdict}` : r.verdict), seg(r.reason, { dim: !r.chosen })];
 }

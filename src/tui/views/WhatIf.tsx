@@ -3,12 +3,14 @@
 // selection, the GID choice and the findings follow every keystroke, computed
 // from the snapshot read at start (never the node again).
 
-import { Box, Text } from 'ink';
+import { Text } from 'ink';
 import type { IbModel } from '../../model/nccl/ib-report.js';
 import type { ConsumerResult } from '../../model/nccl/socket.js';
 import { exportsFor, fieldValues, problemDiff, verdict, WHATIF_KEYS, type Model, type WhatIf, type WhatIfKey } from '../model.js';
+import { clipboardMessage, type ClipboardReport } from '../clipboard.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
-import { clamp, Fill, fit, Line, Mark, Title } from '../ui.js';
+import { commandRows, hstep } from '../text.js';
+import { clamp, Fill, fit, HLine, Line, Mark, position, seg, Title, windowStart } from '../ui.js';
 import { visible } from '../../report/display.js';
 
 const LABEL: Record<WhatIfKey, string> = {
@@ -52,16 +54,39 @@ export interface WhatIfProps {
   height: number;
   width: number;
   active: boolean;
-  copy: (text: string) => void;
+  /** Copies the text (OSC 52) and says where it went. */
+  copy: (text: string) => Promise<ClipboardReport>;
+}
+
+/** Rows of each part of the view for `height` lines; the field being edited always keeps its row. */
+export function whatIfLayout(height: number, o: { error: boolean; panel: number; findings: number; fields: number }) {
+  let room = Math.max(0, height - 1); // the title
+  const fields = Math.min(o.fields, Math.max(Math.min(3, room), room - 5));
+  room -= fields;
+  const error = o.error ? Math.min(1, room) : 0;
+  room -= error;
+  const panel = Math.min(o.panel, room);
+  room -= panel;
+  const consumers = Math.min(4, room);
+  room -= consumers;
+  const findingsHead = Math.min(1, room);
+  room -= findingsHead;
+  const extra = room - Math.min(o.findings, 2);
+  const result = extra >= 1 ? 1 : 0;
+  const spacer = !o.error && !o.panel && extra >= 2 ? 1 : 0;
+  return { fields, error, spacer, panel, result, consumers, findingsHead, list: Math.max(0, room - result - spacer) };
 }
 
 export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, active, copy }: WhatIfProps) {
   const c = useColor();
   const [sel, setSel] = usePersisted('whatif.field', 0);
   const [editing, setEditing] = usePersisted('whatif.editing', false);
-  const [copied, setCopied] = usePersisted<string[] | null>('whatif.copied', null);
+  const [copied, setCopied] = usePersisted<{ lines: string[]; report: ClipboardReport | null } | null>('whatif.copied', null);
   const [scroll, setScroll] = usePersisted('whatif.scroll', 0);
+  const [hoff, setHoff] = usePersisted('whatif.hoff', 0);
   useCapture('whatif', active && editing);
+  // The copied lines as they are shown: wrapped between words with ` \`, scrolled sideways when one word is wider.
+  const copyBlock = commandRows(copied?.lines ?? [], width);
   const node = fieldValues(base);
   const selected = clamp(sel, WHATIF_KEYS.length);
   const field = WHATIF_KEYS[selected]!;
@@ -98,20 +123,30 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
       setCopied(null);
     } else if (input === 'c') {
       const lines = exportsFor(whatIf, base);
-      if (lines.length) copy(lines.join('\n') + '\n');
-      setCopied(lines.length ? lines : ['# nothing to copy: every field has the node\'s value']);
-    } else if (key.pageDown) setScroll((s) => s + 1);
+      setHoff(0);
+      if (!lines.length) {
+        setCopied({ lines: ["# nothing to copy: every field has the node's value"], report: { via: 'terminal' } });
+        return;
+      }
+      const next = { lines, report: null };
+      setCopied(next);
+      // Where the copy went (inside tmux it may have been dropped) arrives a moment later.
+      const done = (report: ClipboardReport) => setCopied((old) => (old && old.lines === lines ? { lines, report } : old));
+      copy(lines.join('\n') + '\n').then(done, (e: unknown) => done({ via: 'failed', error: e instanceof Error ? e.message : String(e) }));
+    } else if ((key.leftArrow || key.rightArrow) && copied) setHoff((o) => hstep(copyBlock.band, o, key.leftArrow ? -1 : 1));
+    else if (key.pageDown) setScroll((s) => s + 1);
     else if (key.pageUp) setScroll((s) => Math.max(0, s - 1));
     else if (key.escape) setCopied(null);
   }, active);
 
   const labelW = 19;
-  const valueW = Math.max(16, Math.min(36, width - labelW - 28));
+  // Room for a note such as 'what-if (node: 2.30.7)' beside the value, down to 60 columns.
+  const valueW = Math.max(12, Math.min(36, width - labelW - 28));
   const fieldLine = (k: WhatIfKey, i: number) => {
     const isSel = i === selected;
     const over = whatIf[k] !== undefined;
     const v = over ? whatIf[k]! : k === 'version' ? node.version.value ?? '' : node[k].value ?? '';
-    const shown = isSel && editing ? `${v}▏` : v === '' ? (k === 'version' ? `${node.version.value} (detected)` : 'unset') : v;
+    const shown = visible(isSel && editing ? `${v}▏` : v === '' ? (k === 'version' ? `${node.version.value} (detected)` : 'unset') : v);
     const nodeVal = k === 'version' ? node.version.value : node[k].value;
     const source = over ? `what-if (node: ${nodeVal ?? 'unset'})` : k === 'version' ? node.version.source : nodeVal === null ? '' : node[k].source;
     return (
@@ -135,16 +170,41 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
   const diff = problemDiff(base.run.results, current.run.results);
   const now = verdict(current.run.results);
   const was = verdict(base.run.results);
-  const fixed = 1 + WHATIF_KEYS.length + 1 + 1 + consumers.length + 1 + 1;
-  const listH = Math.max(1, height - fixed);
+  const msg = copied ? (copied.report ? clipboardMessage(copied.report) : { title: 'Copying (OSC 52)…', ok: true, advice: [] }) : null;
+  const L = whatIfLayout(height, { error: !!current.error, panel: copied && msg ? 1 + msg.advice.length + copyBlock.rows.length : 0, findings: diff.length, fields: WHATIF_KEYS.length });
+  const fStart = windowStart(WHATIF_KEYS.length, L.fields, selected);
+  const listH = L.list;
   const start = Math.max(0, Math.min(scroll, diff.length - listH));
+  // Short of rows, the advice shrinks to its command, then goes, before the copied text does.
+  let advice = msg?.advice ?? [];
+  if (L.panel - 1 < advice.length + copyBlock.rows.length) advice = advice.filter((l) => l.startsWith('  '));
+  if (L.panel - 1 - advice.length < 1) advice = [];
+  const copyRows = Math.max(0, L.panel - 1 - advice.length);
+  const cStart = Math.max(0, Math.min(scroll, copyBlock.rows.length - copyRows));
+  const cPos = copyRows > 0 ? position(copyBlock.rows.length, copyRows, cStart) : '';
   return (
     <Fill height={height}>
-      <Title note={editing ? 'editing: Enter/Esc done, Ctrl-U clear' : 'modelled on the snapshot; nothing is applied'}>What-if</Title>
-      {WHATIF_KEYS.map(fieldLine)}
-      {current.error ? <Line color={c('red')}>✗ last valid version shown — {current.error}</Line> : <Line> </Line>}
-      <Title>Result</Title>
-      {consumers.map(([label, r]) => {
+      <Title note={editing ? 'editing: Enter/Esc done, Ctrl-U clear' : L.fields < WHATIF_KEYS.length ? position(WHATIF_KEYS.length, L.fields, fStart) : 'modelled on the snapshot; nothing is applied'}>What-if</Title>
+      {WHATIF_KEYS.map(fieldLine).slice(fStart, fStart + L.fields)}
+      {L.error ? <Line color={c('red')}>✗ last valid version shown — {current.error}</Line> : null}
+      {L.spacer ? <Line> </Line> : null}
+      {copied && msg && L.panel ? (
+        <>
+          <Title note={[cPos, 'Esc hides'].filter(Boolean).join(' · ')}>
+            <Text color={msg.ok ? c('green') : c('yellow')}>{visible(msg.title)}</Text>
+          </Title>
+          {advice.map((l, i) => (
+            <Line key={`a${i}`} bold={l.startsWith('  ')}>
+              {l}
+            </Line>
+          ))}
+          {copyBlock.rows.slice(cStart, cStart + copyRows).map((l, i) => (
+            <HLine key={`c${i}`} body={[seg(l)]} band={copyBlock.band} off={hoff} />
+          ))}
+        </>
+      ) : null}
+      {L.result ? <Title>Result</Title> : null}
+      {consumers.slice(0, L.consumers).map(([label, r]) => {
         const s = selectionText(r);
         return (
           <Text key={label} wrap="truncate-end">
@@ -152,34 +212,27 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
           </Text>
         );
       })}
-      <Line>
-        {fit('IB', 10)} {gidSummary(current.ib)}
-      </Line>
-      {copied ? (
-        <Box flexDirection="column">
-          <Title note="Esc hides">Copied to the clipboard (OSC 52)</Title>
-          {copied.slice(0, Math.max(1, listH)).map((l, i) => (
-            <Line key={i}>{l}</Line>
-          ))}
-        </Box>
-      ) : (
-        <Box flexDirection="column">
-          <Text wrap="truncate-end">
-            <Text bold>Findings </Text>
-            <Mark severity={now.severity} /> {now.text}{' '}
-            <Text dimColor>
-              (node: {was.text}){diff.length > listH ? ` · PgUp/PgDn ${start + 1}–${Math.min(diff.length, start + listH)} of ${diff.length}` : ''}
-            </Text>
+      {L.consumers > 3 ? (
+        <Line>
+          {fit('IB', 10)} {visible(gidSummary(current.ib))}
+        </Line>
+      ) : null}
+      {L.findingsHead ? (
+        <Text wrap="truncate-end">
+          <Text bold>Findings </Text>
+          <Mark severity={now.severity} /> {now.text}{' '}
+          <Text dimColor>
+            (node: {was.text}){diff.length > listH ? ` · PgUp/PgDn ${start + 1}–${Math.min(diff.length, start + listH)} of ${diff.length}` : ''}
           </Text>
-          {diff.slice(start, start + listH).map(({ result, change }, i) => (
-            <Text key={i} wrap="truncate-end" dimColor={change === 'resolved'}>
-              <Text color={change === 'new' ? c('red') : change === 'resolved' ? c('green') : undefined}>{change === 'new' ? '+ ' : change === 'resolved' ? '− ' : '  '}</Text>
-              <Mark severity={result.severity} /> {result.checkId.padEnd(8)} {change === 'resolved' ? 'resolved: ' : ''}
-              {result.summary}
-            </Text>
-          ))}
-        </Box>
-      )}
+        </Text>
+      ) : null}
+      {diff.slice(start, start + listH).map(({ result, change }, i) => (
+        <Text key={i} wrap="truncate-end" dimColor={change === 'resolved'}>
+          <Text color={change === 'new' ? c('red') : change === 'resolved' ? c('green') : undefined}>{change === 'new' ? '+ ' : change === 'resolved' ? '− ' : '  '}</Text>
+          <Mark severity={result.severity} /> {result.checkId.padEnd(8)} {change === 'resolved' ? 'resolved: ' : ''}
+          {visible(result.summary)}
+        </Text>
+      ))}
     </Fill>
   );
 }
