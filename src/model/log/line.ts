@@ -13,17 +13,8 @@ export interface LauncherInfo {
   task: string | null;
 }
 
-export interface LogLine {
+export interface LogLine extends Prefix {
   level: LogLevel;
-  /** NCCL's host field ('' when empty or mangled); null on bare lines. */
-  host: string | null;
-  pid: number | null;
-  tid: number | null;
-  /** The `[N]` after host:pid:tid: the CUDA device, not the rank. */
-  cudaDev: number | null;
-  /** WARN: `file:line` and `(func)` when printed. */
-  source: string | null;
-  launcher: LauncherInfo;
   /** The text after `NCCL LEVEL `, without trailing blanks and Ray's repeat note. */
   message: string;
   /** Ray `[repeated Nx across cluster]`: how many lines this one stands for. */
@@ -43,10 +34,13 @@ const BARE_VERSION = /(?:^|[\s:>\]])NCCL version (\d+\.\d+\.\d+\S*)/;
 
 /** NCCL's header and what was in front of it; one object per distinct text (callers may key on its identity). */
 export interface Prefix {
+  /** NCCL's host field ('' when empty or mangled); null on bare lines. */
   host: string | null;
   pid: number | null;
   tid: number | null;
+  /** The `[N]` after host:pid:tid: the CUDA device, not the rank. */
   cudaDev: number | null;
+  /** WARN: `file:line` and `(func)` when printed. */
   source: string | null;
   launcher: LauncherInfo;
 }

@@ -232,25 +232,19 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       });
     }
   }
-  for (const n of nics) {
-    if (n.link?.degraded) {
-      findings.push({
-        id: 'TOPO-012',
-        severity: 'warn',
-        message: `${n.device} (${n.bdf}) runs at ${n.link.currentSpeed ?? '?'} x${n.link.currentWidth ?? '?'} but supports ${n.link.maxSpeed ?? '?'} x${n.link.maxWidth ?? '?'}: its PCIe link trained down, and NCCL, which reads max_link_*, does not see it`,
-        remediation: advise('Reseat the card or check the slot, riser and BIOS PCIe settings; `lspci -vv -s <bdf> | grep LnkSta` confirms it'),
-      });
-    }
-  }
-  for (const g of gpus) {
-    if (g.link?.degraded) {
-      findings.push({
-        id: 'TOPO-012',
-        severity: 'warn',
-        message: `GPU ${g.index} (${g.bdf}) runs at ${g.link.currentSpeed ?? '?'} x${g.link.currentWidth ?? '?'} but supports ${g.link.maxSpeed ?? '?'} x${g.link.maxWidth ?? '?'} (an idle GPU may lower its speed to save power; the width does not change)`,
-        remediation: advise('Check under load (`nvidia-smi -q | grep -A4 "PCIe Generation\\|Link Width"`); a narrower width is a slot or riser problem'),
-      });
-    }
+  // Links below their maximum: NICs first, then GPUs (an idle GPU may lower its speed, never its width).
+  const links = [
+    ...nics.map((n) => ({ what: `${n.device} (${n.bdf})`, link: n.link, gpu: false })),
+    ...gpus.map((g) => ({ what: `GPU ${g.index} (${g.bdf})`, link: g.link, gpu: true })),
+  ];
+  for (const { what, link, gpu } of links) {
+    if (!link?.degraded) continue;
+    findings.push({
+      id: 'TOPO-012',
+      severity: 'warn',
+      message: `${what} runs at ${link.currentSpeed ?? '?'} x${link.currentWidth ?? '?'} but supports ${link.maxSpeed ?? '?'} x${link.maxWidth ?? '?'}${gpu ? ' (an idle GPU may lower its speed to save power; the width does not change)' : ': its PCIe link trained down, and NCCL, which reads max_link_*, does not see it'}`,
+      remediation: advise(gpu ? 'Check under load (`nvidia-smi -q | grep -A4 "PCIe Generation\\|Link Width"`); a narrower width is a slot or riser problem' : 'Reseat the card or check the slot, riser and BIOS PCIe settings; `lspci -vv -s <bdf> | grep LnkSta` confirms it'),
+    });
   }
   for (const p of pairs) {
     if (p.path === 'SYS') {
