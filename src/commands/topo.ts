@@ -3,7 +3,8 @@
 // usage or input.
 
 import type { Command } from 'commander';
-import { topoReport } from '../model/topo/report.js';
+import { UserError } from '../model/errors.js';
+import { topoFile, topoReport } from '../model/topo/report.js';
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { renderTopo, topoJson } from '../report/topo-text.js';
@@ -14,6 +15,7 @@ interface TopoOptions extends SourceOptions {
   hca?: string;
   gdrLevel?: string;
   json?: boolean;
+  xml?: boolean;
   verbose?: boolean;
   color?: boolean;
 }
@@ -29,10 +31,19 @@ export function registerTopoCommand(program: Command): void {
     ),
   )
     .option('--json', 'print JSON (schema in docs/topo-json.md)')
+    .option('--xml', "print the topology as an NCCL_TOPO_FILE (NCCL's XML), e.g. for a container without /sys")
     .option('-v, --verbose', 'the NCCL log line of every decision, every GPU\'s PCI parents')
     .option('--no-color', 'no colour')
     .action(async (opts: TopoOptions) => {
+      if (opts.json && opts.xml) throw new UserError('--json and --xml: give one');
       const snap = await readNode(opts, { rdma: true });
+      if (opts.xml) {
+        const x = topoFile(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca });
+        if ('unavailable' in x) throw new UserError(`no topology to write: ${x.unavailable}`);
+        process.stdout.write(x.xml);
+        for (const n of x.notes) process.stderr.write(`ncclx topo: ${terminalText(n)}\n`);
+        return;
+      }
       const report = topoReport(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel });
       if (opts.json) process.stdout.write(JSON.stringify(topoJson(report), null, 2) + '\n');
       else process.stdout.write(terminalText(renderTopo(report, makeStyle(wantColor(opts.color)), !!opts.verbose)));

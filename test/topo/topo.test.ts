@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
 import { gdrLevel } from '../../src/model/topo/report.js';
 import { buildSystem, localNetFor, mirrorBits, pathMatrix, pciGen, PATH } from '../../src/model/topo/system.js';
+import { cpumapOf } from '../../src/model/topo/xml.js';
 import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
 import type { NcclIbDevice } from '../../src/model/nccl/ib.js';
 
@@ -99,7 +100,59 @@ describe('fixtures', () => {
   });
 });
 
+describe('--xml: an NCCL_TOPO_FILE', () => {
+  const xml = (fixture: string) => spawnSync(process.execPath, [CLI, 'topo', '--xml', '--root', join(FIX, fixture), '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+  it('the PCI tree NCCL builds: CPUs by NUMA node with their cpumap, each switch upstream port with its GPUs and NICs, the net names', () => {
+    const r = xml('topo-downtrained');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        '<system version="1">',
+        '  <cpu numaid="0" affinity="00000000,00000000,00ffffff,ffffffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">',
+        '    <pci busid="0000:16:00.0" class="0x060400" vendor="0x8086" link_speed="32.0 GT/s PCIe" link_width="16">',
+        '      <pci busid="0000:18:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16">',
+        '        <nic>',
+        '          <net name="mlx5_0"/>',
+        '        </nic>',
+        '      </pci>',
+        '      <pci busid="0000:19:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16"/>',
+        '      <pci busid="0000:1a:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16">',
+        '        <nic>',
+        '          <net name="mlx5_1"/>',
+        '        </nic>',
+        '      </pci>',
+        '      <pci busid="0000:1b:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16"/>',
+        '    </pci>',
+        '  </cpu>',
+        '</system>',
+        '',
+      ].join('\n'),
+    );
+  });
+  it('two sockets: one <cpu> each; a NIC off the PCI tree is left out and said on stderr', () => {
+    const two = xml('topo-dgx-h100').stdout;
+    expect(two.match(/<cpu numaid="(\d)"/g)).toEqual(['<cpu numaid="0"', '<cpu numaid="1"']);
+    // node0 = 0-55,112-167 over nr_cpu_ids = 224 bits (7 words, most significant first).
+    expect(two).toContain('affinity="00000000,000000ff,ffffffff,ffff0000,00000000,00ffffff,ffffffff"');
+    expect(two).toContain('affinity="ffffffff,ffffff00,00000000,0000ffff,ffffffff,ff000000,00000000"');
+    const r = xml('topo-no-device-link');
+    expect(r.stdout).not.toContain('mlx5_1');
+    expect(r.stderr).toMatch(/mlx5_1: not on the PCI tree/);
+  });
+  it('--json with --xml is a usage error', () => {
+    const r = spawnSync(process.execPath, [CLI, 'topo', '--xml', '--json', '--root', join(FIX, 'topo-dgx-h100')], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/give one/);
+  });
+});
+
 describe('the rules', () => {
+  it('cpumap from a cpulist, as the kernel prints it', () => {
+    expect(cpumapOf('0-3')).toBe('0000000f');
+    expect(cpumapOf('0-31,64-95')).toBe('ffffffff,00000000,ffffffff');
+    expect(cpumapOf('0-3', 2)).toBe('00000000,0000000f');
+    expect(cpumapOf('x')).toBeNull();
+  });
   it('mirrorBits (topo.cc)', () => {
     expect([0, 1, 2, 3, 4, 5, 6, 7].map((v) => mirrorBits(v, 4))).toEqual([0, 2, 1, 3, 0, 2, 1, 3]);
     expect([0, 1, 2, 3, 4, 5, 6, 7].map((v) => mirrorBits(v, 8))).toEqual([0, 4, 2, 6, 1, 5, 3, 7]);

@@ -12,7 +12,9 @@ import { chooseVersion } from '../nccl/version-choice.js';
 import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
-import { buildSystem, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type Path, type PathName } from './system.js';
+import { buildSystem, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type Path, type PathName, type TopoSystem } from './system.js';
+import { topoXml, type TopoXml } from './xml.js';
+import type { TopoPart } from '../snapshot/topo-types.js';
 
 export interface TopoOverrides {
   ncclVersion?: string;
@@ -130,6 +132,19 @@ function linkState(f: TopoFunction | undefined): LinkState | null {
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
 
+/** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
+function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
+  const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
+  return { ib, sys: buildSystem(topo, ib?.selection.transport.used ? ib.selection.devices : []) };
+}
+
+/** The topology as an NCCL_TOPO_FILE, or why there is none. */
+export function topoFile(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoXml | { unavailable: string } {
+  const topo = snapshot.pci?.topology;
+  if (!topo) return { unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)' };
+  return topoXml(topo, systemOf(snapshot, topo, o).sys);
+}
+
 export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
   const choice = chooseVersion(o.ncclVersion, snapshot);
   const profile = profileFor(choice.version);
@@ -145,9 +160,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     ['NCCL_IB_HCA', o.hca, '--hca'],
     ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
   ]);
-  const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
-  const ibDevices = ib?.selection.transport.used ? ib.selection.devices : [];
-  const sys = buildSystem(topo, ibDevices);
+  const { ib, sys } = systemOf(snapshot, topo, o);
   const matrix = pathMatrix(sys);
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const chain = (key: string): string[] => {
