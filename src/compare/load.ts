@@ -159,8 +159,9 @@ function membersIn(buf: Buffer, a: number, b: number): number {
 /**
  * The parts after the GID tables that compare does not read, where probeNode
  * writes them: kernel.conf and kernel.localPortRange (before kernel.rules),
- * kernel.qdiscs … kernel.ip6tablesMangle (after kernel.routeTargets), and pci
- * (the last member). A part not found exactly there is left in (and parsed).
+ * kernel.qdiscs … kernel.ip6tablesMangle (after kernel.routeTargets). pci
+ * (the last member) is kept: compare reads its topology. A part not found
+ * exactly there is left in (and parsed).
  */
 function tailCuts(buf: Buffer, from: number): Cut[] {
   const cuts: Cut[] = [];
@@ -189,7 +190,8 @@ function tailCuts(buf: Buffer, from: number): Cut[] {
   if (q > 0 && keyAtIndent(buf, q, 4) && n > q && keyAtIndent(buf, n, 4) && at(buf, Buffer.from('\n    },\n    '), n - 12) && membersIn(buf, n - 5, kernelEnd) === 3) {
     cuts.push([q, kernelEnd, KERNEL_TAIL]);
   }
-  if (pciCut) cuts.push(pciCut);
+  // pci stays: compare reads its topology (GPU → NIC, CMP-070/071); it is small beside the GID tables.
+  void pciCut;
   return cuts;
 }
 

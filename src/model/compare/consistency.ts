@@ -89,6 +89,38 @@ export function consistency(facts: NodeFacts[], names: string[]): { consistency:
     );
   }
 
+  // NCCL's GPU → NIC choice (ncclx topo): the same on every node with the same hardware, or ranks pair unlike rails.
+  const mapOf = (i: number) => {
+    const t = facts[i]!.topo;
+    return t && t.gpus.length ? t.gpus.map((g, k) => `GPU${k}→${g.nic ?? 'none'}${g.path ? ` ${g.path}` : ''}`).join(', ') : undefined;
+  };
+  const maps = groupNodes(n, mapOf, (v) => v);
+  if (maps.length > 1) {
+    findings.push(
+      finding(
+        'CMP-070',
+        'warn',
+        `GPUs map onto NICs differently: ${maps.length} layouts; most nodes: ${maps[0]!.value}`,
+        outliers(maps).map((i) => names[i]!),
+        'NCCL pairs each GPU with the NIC nearest to it (ncclx topo). Nodes whose GPUs reach other NICs, or the same NICs at another distance, run rings and trees whose rails do not line up and whose GPUDirect RDMA differs.',
+        'Run `ncclx topo` on an outlier and on a majority node and compare the PCI placement and NCCL_IB_HCA',
+      ),
+    );
+  }
+  const slow = facts.flatMap((f, i) => (f.topo?.degraded.length ? [i] : []));
+  if (slow.length) {
+    findings.push(
+      finding(
+        'CMP-071',
+        'warn',
+        `PCIe links below their maximum on ${plural(slow.length, 'node')}: ${slow.slice(0, 3).map((i) => `${names[i]} (${facts[i]!.topo!.degraded.join('; ')})`).join(', ')}${slow.length > 3 ? ', …' : ''}`,
+        slow.map((i) => names[i]!),
+        'A NIC or GPU link trained down (x8 instead of x16, a lower generation) silently halves that rail on that node, and every collective waits for the slowest rail.',
+        'Reseat the cards or check the slots on those nodes (`lspci -vv -s <bdf> | grep LnkSta`)',
+      ),
+    );
+  }
+
   // One snapshot per node, one node per address.
   const hosts = groupNodes(n, (i) => facts[i]!.host, (v) => v).filter((g) => g.members.length > 1);
   for (const g of hosts) {

@@ -31,6 +31,8 @@ export const COMPARE_IDS = {
   'CMP-051': 'Bootstrap interfaces are on one subnet',
   'CMP-052': 'The NCCL_COMM_ID / MASTER_ADDR host is one of the nodes',
   'CMP-060': 'No IPv4 address is used by two nodes',
+  'CMP-070': 'Every node maps its GPUs onto NICs the same way (NCCL topology)',
+  'CMP-071': 'No node has a GPU or NIC PCIe link running below its maximum',
 } as const;
 
 export type CompareId = keyof typeof COMPARE_IDS;

@@ -119,6 +119,8 @@ export interface NodeFacts {
   routing: { rules: IpRuleJson[]; routes: IpRouteJson[] } | null;
   /** Problems the probe recorded on the node (snapshot.warnings). */
   probeWarnings: number;
+  /** GPU → first-channel NIC and PCIe links below their maximum (ncclx topo); null without a PCI topology. */
+  topo: import('../topo/system.js').GpuNicMap | null;
 }
 
 /** A value and the nodes that have it. The most common value lists no nodes: it is every node not listed elsewhere. */

@@ -122,12 +122,13 @@ export function gdrLevel(raw: string | undefined, profile: Profile): { level: Pa
   return { level: 'PXB', source: `default (NCCL_NET_GDR_LEVEL=${raw} is not a level this NCCL knows: ignored)` };
 }
 
-function linkState(f: TopoFunction | undefined): LinkState | null {
+/** A GPU lowers its link speed when idle (and ncclx reads it idle): for GPUs only a narrower width counts. */
+function linkState(f: TopoFunction | undefined, gpu = false): LinkState | null {
   if (!f) return null;
   const num = (s: string | null) => (s ? parseFloat(s) : NaN);
   const slower = num(f.currentLinkSpeed) < num(f.maxLinkSpeed);
   const narrower = f.currentLinkWidth !== null && f.maxLinkWidth !== null && f.currentLinkWidth > 0 && f.currentLinkWidth < f.maxLinkWidth;
-  return { maxSpeed: f.maxLinkSpeed, maxWidth: f.maxLinkWidth, currentSpeed: f.currentLinkSpeed, currentWidth: f.currentLinkWidth, degraded: slower || narrower };
+  return { maxSpeed: f.maxLinkSpeed, maxWidth: f.maxLinkWidth, currentSpeed: f.currentLinkSpeed, currentWidth: f.currentLinkWidth, degraded: narrower || (!gpu && slower) };
 }
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
@@ -175,7 +176,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     }
     return out;
   };
-  const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!)) }));
+  const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!), true) }));
   const nics: TopoNic[] = sys.nets.map((n) => {
     const d = n.ib!;
     const nicNode = n.links.find((l) => l.type === 'NET')!.rem;
@@ -255,8 +256,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     findings.push({
       id: 'TOPO-012',
       severity: 'warn',
-      message: `${what} runs at ${link.currentSpeed ?? '?'} x${link.currentWidth ?? '?'} but supports ${link.maxSpeed ?? '?'} x${link.maxWidth ?? '?'}${gpu ? ' (an idle GPU may lower its speed to save power; the width does not change)' : ': its PCIe link trained down, and NCCL, which reads max_link_*, does not see it'}`,
-      remediation: advise(gpu ? 'Check under load (`nvidia-smi -q | grep -A4 "PCIe Generation\\|Link Width"`); a narrower width is a slot or riser problem' : 'Reseat the card or check the slot, riser and BIOS PCIe settings; `lspci -vv -s <bdf> | grep LnkSta` confirms it'),
+      message: `${what} runs at ${link.currentSpeed ?? '?'} x${link.currentWidth ?? '?'} but supports ${link.maxSpeed ?? '?'} x${link.maxWidth ?? '?'}${gpu ? ': its PCIe link is narrower than the slot (a riser or slot problem), and NCCL, which reads max_link_*, does not see it' : ': its PCIe link trained down, and NCCL, which reads max_link_*, does not see it'}`,
+      remediation: advise(gpu ? 'Reseat the GPU or check its riser and slot; `nvidia-smi -q | grep -A2 "Link Width"` confirms it' : 'Reseat the card or check the slot, riser and BIOS PCIe settings; `lspci -vv -s <bdf> | grep LnkSta` confirms it'),
     });
   }
   for (const p of pairs) {

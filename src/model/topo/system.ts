@@ -257,3 +257,32 @@ export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 
   net += channel % netsPerGpu;
   return nets[net % nets.length]!;
 }
+
+export interface GpuNicMap {
+  /** Per GPU in PCI order: its first channel's NIC (RDMA device name) and NCCL's path type, e.g. "mlx5_0 PIX". */
+  gpus: { bdf: string; nic: string | null; path: PathName | null }[];
+  /** GPU and NIC PCIe links running below their maximum width or speed: "mlx5_1 0000:1a:00.0 x8 of x16". */
+  degraded: string[];
+}
+
+/** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
+export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[]): GpuNicMap {
+  const sys = buildSystem(topo, ibDevices);
+  const m = pathMatrix(sys);
+  const gpus = sys.gpus.map((g, i) => {
+    const n = localNetFor(m, i, i, 0);
+    return { bdf: g.bdf!, nic: n === null ? null : sys.nets[n]!.ib!.dev, path: n === null ? null : (PATH_NAMES[m[i]![n]!.type] ?? null) };
+  });
+  const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
+  const degraded: string[] = [];
+  const label = new Map<string, string>([...sys.nets.map((n) => [n.links.find((l) => l.type === 'NET')?.rem.bdf ?? '', n.ib!.dev] as [string, string]), ...topo.gpus.map((b, i) => [b, `GPU${i}`] as [string, string])]);
+  for (const [bdf, name] of label) {
+    const f = fns.get(bdf);
+    if (!f) continue;
+    const narrower = f.currentLinkWidth !== null && f.maxLinkWidth !== null && f.currentLinkWidth > 0 && f.currentLinkWidth < f.maxLinkWidth;
+    // GPUs lower their speed when idle; only a narrower link is a fault for them.
+    const slower = !name.startsWith('GPU') && parseFloat(f.currentLinkSpeed ?? '') < parseFloat(f.maxLinkSpeed ?? '');
+    if (narrower || slower) degraded.push(`${name} ${bdf} ${f.currentLinkSpeed ?? '?'} x${f.currentLinkWidth ?? '?'} of ${f.maxLinkSpeed ?? '?'} x${f.maxLinkWidth ?? '?'}`);
+  }
+  return { gpus, degraded };
+}
