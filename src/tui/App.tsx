@@ -21,6 +21,7 @@ import { FixesView } from './views/Fixes.js';
 import { InterfacesView } from './views/Interfaces.js';
 import { RdmaView } from './views/Rdma.js';
 import { SummaryView } from './views/Summary.js';
+import { TopoView } from './views/Topo.js';
 import { WhatIfView } from './views/WhatIf.js';
 
 export interface AppProps {
@@ -126,7 +127,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
     else if (key.tab) {
       const i = VIEWS.indexOf(view);
       setView(VIEWS[(i + (key.shift ? VIEWS.length - 1 : 1)) % VIEWS.length]!);
-    } else if (/^[1-6]$/.test(input)) setView(VIEWS[Number(input) - 1]!);
+    } else if (/^[1-7]$/.test(input)) setView(VIEWS[Number(input) - 1]!);
   });
 
   const doCopy = useCallback(
@@ -192,6 +193,8 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
         );
       case 'env':
         return <EnvView run={base.run} height={bodyHeight} width={cols} active={active} writeFile={doWrite} />;
+      case 'topo':
+        return <TopoView report={current.topo} height={bodyHeight} width={cols} active={active} banner={banner} />;
     }
   })();
   return (

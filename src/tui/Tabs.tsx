@@ -2,7 +2,7 @@
 // always named: narrower terminals get tighter gaps, then short titles.
 
 import { Box, Text } from 'ink';
-import { VIEWS, VIEW_SHORT, VIEW_TITLE, type ViewId } from './keys.js';
+import { VIEWS, VIEW_SHORT, VIEW_TINY, VIEW_TITLE, type ViewId } from './keys.js';
 import { useColor, useScreen } from './screen.js';
 
 type Style = { titles: Record<ViewId, string>; pad: string; gap: string };
@@ -12,6 +12,7 @@ const STYLES: Style[] = [
   { titles: VIEW_TITLE, pad: '', gap: '  ' },
   { titles: VIEW_TITLE, pad: '', gap: ' ' },
   { titles: VIEW_SHORT, pad: '', gap: ' ' },
+  { titles: VIEW_TINY, pad: '', gap: ' ' },
 ];
 
 const label = (st: Style, v: ViewId, i: number, mark: string) => `${st.pad}${i + 1} ${st.titles[v]}${mark}${st.pad}`;

@@ -1,7 +1,7 @@
 // The views and their keys, in one place: the tabs, the footer and the `?`
 // help screen all read from here (docs/tui.md lists the same).
 
-export const VIEWS = ['summary', 'interfaces', 'rdma', 'whatif', 'fixes', 'env'] as const;
+export const VIEWS = ['summary', 'interfaces', 'rdma', 'whatif', 'fixes', 'env', 'topo'] as const;
 export type ViewId = (typeof VIEWS)[number];
 
 export const VIEW_TITLE: Record<ViewId, string> = {
@@ -11,9 +11,10 @@ export const VIEW_TITLE: Record<ViewId, string> = {
   whatif: 'What-if',
   fixes: 'Fixes',
   env: 'Env',
+  topo: 'Topology',
 };
 
-/** Short titles, for the tab bar of a narrow terminal (it names every view at 40 columns). */
+/** Short titles, for the tab bar of a narrow terminal. */
 export const VIEW_SHORT: Record<ViewId, string> = {
   summary: 'Sum',
   interfaces: 'Iface',
@@ -21,11 +22,23 @@ export const VIEW_SHORT: Record<ViewId, string> = {
   whatif: 'What',
   fixes: 'Fix',
   env: 'Env',
+  topo: 'Topo',
+};
+
+/** Tiny titles, for 40 columns: every view still named. */
+export const VIEW_TINY: Record<ViewId, string> = {
+  summary: 'Sum',
+  interfaces: 'If',
+  rdma: 'RD',
+  whatif: 'WI',
+  fixes: 'Fix',
+  env: 'Env',
+  topo: 'Top',
 };
 
 export const GLOBAL_KEYS: [string, string][] = [
   ['Tab / Shift-Tab', 'next / previous view'],
-  ['1 … 6', 'go to a view'],
+  ['1 … 7', 'go to a view'],
   ['↑ ↓  j k', 'move; PgUp PgDn, Home End (g G) jump'],
   ['?', 'this help (any key closes it)'],
   ['q  Ctrl-C', 'quit (Ctrl-C also while editing)'],
@@ -65,6 +78,10 @@ export const VIEW_KEYS: Record<ViewId, [string, string][]> = {
     ['d', 'add / remove the NCCL debug bundle'],
     ['w', 'write to a file (edit the name, Enter writes)'],
   ],
+  topo: [
+    ['↑ ↓', 'scroll'],
+    ['← →', 'scroll long lines sideways (◀ ▶ mark hidden text)'],
+  ],
 };
 
 /** The one-line hint under each view. */
@@ -75,4 +92,5 @@ export const FOOTER: Record<ViewId, string> = {
   whatif: '↑↓ field  Enter edit  u unset  r/R reset  c copy',
   fixes: 'Space select  a all  p preview  Enter apply',
   env: 'f/F format  ←→ scroll  d debug  w write',
+  topo: '↑↓ scroll  ←→ sideways',
 };

@@ -10,6 +10,7 @@ import type { Check, CheckOptions, DoctorRun } from '../model/doctor/types.js';
 import type { CheckResult, Severity } from '../model/result/types.js';
 import { explain, type ExplainReport } from '../model/nccl/explain.js';
 import { ibModel, type IbModel } from '../model/nccl/ib-report.js';
+import { topoReport, type TopoReport } from '../model/topo/report.js';
 import { originLabel } from '../model/nccl/conf.js';
 import { versionString } from '../model/nccl/versions.js';
 import { countResults, exitCodeFor } from '../model/result/types.js';
@@ -45,6 +46,8 @@ export interface Model {
   run: DoctorRun;
   explain: ExplainReport;
   ib: IbModel;
+  /** NCCL's GPU ↔ NIC topology (ncclx topo), under the what-if. */
+  topo: TopoReport;
   /** The version field does not parse (the model above is then the last good one). */
   error: string | null;
 }
@@ -94,7 +97,7 @@ export function computeModel(node: NodeInput, w: WhatIf = {}): Omit<Model, 'erro
   const run = verifyRun(runDoctor(node.checks, ctx));
   // The RDMA checks memoize the IB model under this key with these arguments: reuse it.
   const ib = ctx.memo('ibModel', () => ibModel(snap, { ncclVersion }));
-  return { run, explain: explain(snap, { ncclVersion }), ib };
+  return { run, explain: explain(snap, { ncclVersion }), ib, topo: ctx.memo('topo-report', () => topoReport(snap, { ncclVersion })) };
 }
 
 export function whatIfKey(w: WhatIf): string {

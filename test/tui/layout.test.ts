@@ -19,7 +19,8 @@ const SIZES = [
   { cols: 200, rows: 50 },
 ] as const;
 
-const TABS = /^ ?1 Summary +2 Interfaces +3 RDMA +4 What-if\*? +5 Fixes +6 Env ?$/;
+// Full titles where they fit, the short ones (still naming every view) where they do not.
+const TABS = /^ ?1 (?:Summary +2 Interfaces +3 RDMA +4 What-if\*? +5 Fixes +6 Env +7 Topology|Sum +2 Iface +3 RDMA +4 What\*? +5 Fix +6 Env +7 Topo) ?$/;
 
 /** The screen's lines (capture-pane gives one per row; trailing blank rows may be dropped). */
 const linesOf = (s: string) => s.replace(/\n$/, '').split('\n');
@@ -97,6 +98,7 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
         ['4', /^What-if/m, /^› NCCL_SOCKET_IFNAME +unset/m],
         ['5', /fix(es)? proposed for dgx-h100-01/, /^› \[ \] nccl-conf /m],
         ['6', /ncclx env --format/, /^export NCCL_SOCKET_IFNAME='=ibp24s0,/m],
+        ['7', /ncclx topo — NCCL/, /^ {2}GPU0 +PHB\*/m],
       ];
       await T.waitScreen(s, /\d+ results/);
       for (const [key, ready, focused] of views) {

@@ -34,7 +34,7 @@ describe.skipIf(!RUN_TMUX)('ncclx doctor in a real terminal (tmux)', () => {
     expect(s).toMatch(/^ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 73 ok/m);
     expect(s).toMatch(/^NCCL 2\.30\.7 \(nccl>=2\.28\.3\)/m);
     expect(s).toMatch(/15 links · 12 RDMA ports · root test\/fixtures\/ib8-storage/);
-    expect(s).toMatch(/ 1 Summary +2 Interfaces +3 RDMA +4 What-if +5 Fixes +6 Env/);
+    expect(s).toMatch(/ 1 Summary +2 Interfaces +3 RDMA +4 What-if +5 Fixes +6 Env +7 Topology/);
     expect(s).toMatch(/› \[!\] IB-009/);
     expect(s.trimEnd().split('\n').length).toBeLessThanOrEqual(24);
     expect(alternate('main')).toBe('1');

@@ -35,7 +35,7 @@ describe('start-up', () => {
     expect(f).toMatch(/ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 73 ok/);
     expect(f).toMatch(/NCCL 2\.30\.7 \(nccl>=2\.28\.3\) · from no NCCL library found/);
     expect(f).toMatch(/15 links · 12 RDMA ports · root test\/fixtures\/ib8-storage/);
-    expect(f).toMatch(/1 Summary +2 Interfaces +3 RDMA +4 What-if +5 Fixes +6 Env/);
+    expect(f).toMatch(/1 Summary +2 Interfaces +3 RDMA +4 What-if +5 Fixes +6 Env +7 Topology/);
     expect(fits(f)).toBeNull();
   });
 
@@ -102,8 +102,11 @@ describe('navigation', () => {
       [KEY.tab, /^What-if/m],
       [KEY.tab, /Planning fixes|fix(es)? proposed|Loading the fix planner/],
       [KEY.tab, /ncclx env --format/],
+      [KEY.tab, /ncclx topo — NCCL/],
       [KEY.tab, /results/],
+      [KEY.shiftTab, /ncclx topo — NCCL/],
       [KEY.shiftTab, /ncclx env --format/],
+      ['7', /GPU0 +PHB\*/],
       ['3', /GID table/],
       ['1', /results/],
     ] as const) {
@@ -118,6 +121,18 @@ describe('navigation', () => {
     expect(help).toMatch(/f +all results \/ problems only/);
     await app.press('x');
     await app.waitFor((f) => !/any key closes/.test(f));
+  });
+
+  it('Topology: the same text as `ncclx topo`, under the what-if; long lines scroll sideways', async () => {
+    const app = renderApp({ snapshot: await load() });
+    await app.waitFor(/results/);
+    await app.press('7');
+    let f = await app.waitFor(/ncclx topo — NCCL/);
+    expect(f).toMatch(/^ {2}GPU0 +PHB\* +PHB/m);
+    expect(f).toMatch(/▶$/m);
+    await app.press(KEY.right);
+    f = await app.waitFor(/◀/);
+    expect(fits(f)).toBeNull();
   });
 
   it('adapts to the terminal size', async () => {
