@@ -57,6 +57,15 @@ describe('fixtures', () => {
     expect(d.pairs.every((p: { gdr: { enabled: boolean; distance: string } }) => p.gdr.enabled === false && p.gdr.distance === 'PHB')).toBe(true);
     expect(d.findings.filter((f: { id: string; severity: string }) => f.id === 'TOPO-010' && f.severity === 'info')).toHaveLength(8);
   });
+  it('the NIC choice by release: ≥ 2.18.5 mirrors the CUDA index over 4 NICs, 2.12.7–2.18.0 takes it modulo, 2.18.1–2.18.3 hands the mask out in turn', () => {
+    const at = (v: string) => {
+      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-cloud-flat'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+      return nicOf(JSON.parse(r.stdout));
+    };
+    expect(at('2.18.5')).toEqual(['mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3', 'mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3']);
+    expect(at('2.17.1')).toEqual(['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3', 'mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3']);
+    expect(at('2.18.3')).toEqual(['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3', 'mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3']);
+  });
   it('two sockets, GPUs on one and NICs on the other: SYS, the inter-socket bandwidth (Ice Lake: 10 GB/s), TOPO-013 and GPUDirect off', () => {
     const { d } = topo('topo-two-socket');
     expect(new Set(matrix(d))).toEqual(new Set(['SYS SYS']));
@@ -193,6 +202,13 @@ describe('the rules', () => {
     expect(sys.parents.get('PCI:0000:01:00.0')).toBe('CPU 0');
     expect(sys.parents.get('GPU:0000:05:00.0')).toBe('CPU 0');
     expect(pathMatrix(sys)).toEqual([[], []]);
+  });
+  it('the mask rule (2.18.1–2.18.3): channel c of the GPU in place p takes the mask\'s (p + c × GPUs)-th NET, cycling', () => {
+    const row = (types: number[]) => types.map((type) => ({ type, bw: 24, hops: 2, via: [] }));
+    // Two GPUs share 4 NICs: GPU 1 (place 1) takes NETs 1, 3, 1, … on channels 0, 1, 2.
+    const m = [row([PATH.PIX, PATH.PIX, PATH.PIX, PATH.PIX]), row([PATH.PIX, PATH.PIX, PATH.PIX, PATH.PIX])];
+    expect([0, 1, 2].map((c) => localNetFor(m, 1, 1, c, 'mask'))).toEqual([1, 3, 1]);
+    expect([0, 1].map((c) => localNetFor(m, 1, 1, c, 'modulo'))).toEqual([1, 1]);
   });
   it('local NIC choice: ties by bandwidth then path type; channels spread when a NIC serves fewer GPUs', () => {
     const row = (types: number[], bw = 24) => types.map((type) => ({ type, bw, hops: 2, via: [] }));

@@ -12,7 +12,7 @@ import { chooseVersion } from '../nccl/version-choice.js';
 import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
-import { buildSystem, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type Path, type PathName, type TopoSystem } from './system.js';
+import { buildSystem, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type LocalNetRule, type Path, type PathName, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
 
@@ -133,6 +133,11 @@ function linkState(f: TopoFunction | undefined, gpu = false): LinkState | null {
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
 
+/** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule). */
+export function localNetRule(profile: Profile): LocalNetRule {
+  return atLeast(profile.version, '2.18.5') ? 'mirror' : atLeast(profile.version, '2.18.1') ? 'mask' : 'modulo';
+}
+
 /** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
 function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
@@ -162,6 +167,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
   ]);
   const { ib, sys } = systemOf(snapshot, topo, o);
+  const rule = localNetRule(profile);
   const matrix = pathMatrix(sys);
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const chain = (key: string): string[] => {
@@ -191,8 +197,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const pairs: TopoPair[] = gpus.map((g) => {
     const row = matrix[g.index]!;
     const local = localNets(row);
-    const nic = localNetFor(matrix, g.index, g.index, 0);
-    const channelNics = [...new Set([0, 1, 2, 3].map((c) => localNetFor(matrix, g.index, g.index, c)).filter((x): x is number => x !== null))];
+    const nic = localNetFor(matrix, g.index, g.index, 0, rule);
+    const channelNics = [...new Set([0, 1, 2, 3].map((c) => localNetFor(matrix, g.index, g.index, c, rule)).filter((x): x is number => x !== null))];
     if (nic === null) return { gpu: g.index, nic: null, channelNics: [], path: null, bwGBs: null, localNics: [], gdr: null };
     const p: Path = row[nic]!;
     const distance = name(p.type) as PathName;
@@ -295,6 +301,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...(!snapshot.rdma ? ['no RDMA data: no NIC is placed'] : []),
       'without NVLink data (nvidia-smi) ncclx models PCIe paths only: PXN and NVLink routes are not shown',
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
+      `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}), used for point-to-point and as the graph search's starting NIC; ring and tree channels may pair NICs differently`,
     ],
   };
 }

@@ -246,10 +246,29 @@ export function mirrorBits(val: number, pow2: number): number {
 
 const isPow2 = (v: number) => v > 0 && (v & (v - 1)) === 0;
 
+/**
+ * How ncclTopoGetLocalNet spreads GPUs over their local NETs, by release:
+ * modulo (2.12.7 – 2.18.0: nets[dev % count], channels ignored; before 2.12.7
+ * the caller passed the round-robin index); mask (2.18.1 – 2.18.3: GPUs with
+ * the same local-NET mask take the mask's NETs in turn, channel by channel);
+ * mirror (≥ 2.18.5: the CUDA index bit-mirrored over a power-of-two count,
+ * plus channel mod ⌈nets / GPUs local to the first NET⌉).
+ */
+export type LocalNetRule = 'modulo' | 'mask' | 'mirror';
+
 /** ncclTopoGetLocalNet (NCCL_NETDEVS_POLICY=AUTO): the NET a GPU's channel uses. `dev` is the GPU's CUDA index. */
-export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 0): number | null {
+export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 0, rule: LocalNetRule = 'mirror'): number | null {
   const { nets } = localNets(matrix[g]!);
   if (!nets.length) return null;
+  if (rule === 'modulo') return nets[dev % nets.length]!;
+  if (rule === 'mask') {
+    // GPUs whose local NETs are the same set, in index order; this GPU's place among them.
+    const key = nets.join(',');
+    const peers = matrix.map((_, i) => localNets(matrix[i]!).nets.join(',')).map((k, i) => (k === key ? i : -1)).filter((i) => i >= 0);
+    const place = peers.indexOf(g);
+    // The set bits of the mask, cycled: bit k goes to GPU place k % peers, channel ⌊k / peers⌋.
+    return nets[(place + channel * peers.length) % nets.length]!;
+  }
   const gpusOfFirst = localGpus(matrix, nets[0]!);
   const netsPerGpu = Math.ceil(nets.length / Math.max(1, gpusOfFirst.length));
   let net = dev;
@@ -266,11 +285,11 @@ export interface GpuNicMap {
 }
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
-export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[]): GpuNicMap {
+export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rule: LocalNetRule = 'mirror'): GpuNicMap {
   const sys = buildSystem(topo, ibDevices);
   const m = pathMatrix(sys);
   const gpus = sys.gpus.map((g, i) => {
-    const n = localNetFor(m, i, i, 0);
+    const n = localNetFor(m, i, i, 0, rule);
     return { bdf: g.bdf!, nic: n === null ? null : sys.nets[n]!.ib!.dev, path: n === null ? null : (PATH_NAMES[m[i]![n]!.type] ?? null) };
   });
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
