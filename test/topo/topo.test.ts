@@ -91,6 +91,13 @@ describe('fixtures', () => {
     expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_0', 'mlx5_2', 'mlx5_3', 'mlx5_4', 'mlx5_5', 'mlx5_6', 'mlx5_7']);
     expect(ids(d)).toEqual([]);
   });
+  it('without GPUDirect RDMA (NCCL_NET_GDR_LEVEL=LOC) NCCL routes through the GPU\'s CPU: PIX becomes PHB and the GPUs spread over the socket\'s four NICs', () => {
+    const { d } = topo('topo-dgx-h100', '--gdr-level', 'LOC');
+    expect(matrix(d).slice(0, 1)).toEqual(['PHB PHB PHB PHB SYS SYS SYS SYS']);
+    expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3', 'mlx5_4', 'mlx5_6', 'mlx5_5', 'mlx5_7']);
+    expect(d.pairs[0].gdr).toMatchObject({ enabled: false, distance: 'PIX', level: 'LOC' });
+    expect(d.notes.join(' ')).toMatch(/routes them through the GPU's CPU/);
+  });
   it('NCCL_NET_GDR_LEVEL=SYS enables GPUDirect RDMA across sockets; a lower-case name is ignored', () => {
     expect(topo('topo-two-socket', '--gdr-level', 'SYS').d.pairs[0].gdr.enabled).toBe(true);
     const lower = topo('topo-two-socket', '--gdr-level', 'sys').d.pairs[0].gdr;

@@ -12,7 +12,7 @@ import { chooseVersion } from '../nccl/version-choice.js';
 import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
-import { buildSystem, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type LocalNetRule, type Path, type PathName, type TopoSystem } from './system.js';
+import { buildSystem, divertWithoutGdr, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type LocalNetRule, type Path, type PathName, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
 
@@ -133,6 +133,16 @@ function linkState(f: TopoFunction | undefined, gpu = false): LinkState | null {
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
 
+/** ncclTopoCheckGdr for a pair (read = 0): the NIC side supports it and the distance is within the level. C2C GPUs are not diverted (not modelled). */
+export function gdrPairOk(nicGdr: boolean | null, level: PathName, c2c: (g: number) => boolean = () => false): (g: number, n: number, type: number) => boolean {
+  return (g, _n, type) => c2c(g) || (nicGdr !== false && type <= PATH[level]);
+}
+
+/** The NIC side of GPUDirect RDMA as the doctor and ncclx ib judge it: true, false, or null when unknown. */
+export function nicGdrSupport(status: string): boolean | null {
+  return status === 'peer-memory' || status === 'dma-buf' ? true : status === 'disabled' ? false : null;
+}
+
 /** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule). */
 export function localNetRule(profile: Profile): LocalNetRule {
   return atLeast(profile.version, '2.18.5') ? 'mirror' : atLeast(profile.version, '2.18.1') ? 'mask' : 'modulo';
@@ -166,10 +176,17 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     ['NCCL_IB_HCA', o.hca, '--hca'],
     ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
   ]);
+  const fns0 = new Map(topo.functions.map((f) => [f.bdf, f]));
   const { ib, sys } = systemOf(snapshot, topo, o);
   const rule = localNetRule(profile);
-  const matrix = pathMatrix(sys);
-  const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
+  const direct = pathMatrix(sys);
+  const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
+  const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
+  const nicGdr = nicGdrSupport(readiness.status);
+  // NCCL routes a pair without GPUDirect RDMA through the GPU's CPU; the NIC choice sees those paths.
+  const c2cGpu = (g: number) => C2C_GPUS.has((fns0.get(sys.gpus[g]!.bdf!)?.device ?? '').toLowerCase());
+  const { matrix, diverted } = divertWithoutGdr(sys, direct, gdrPairOk(nicGdr, level, c2cGpu));
+  const fns = fns0;
   const chain = (key: string): string[] => {
     const out: string[] = [];
     let k = key;
@@ -189,9 +206,6 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const bdf = nicNode.bdf;
     return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps };
   });
-  const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
-  const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
-  const nicGdr: boolean | null = readiness.status === 'peer-memory' || readiness.status === 'dma-buf' ? true : readiness.status === 'disabled' ? false : null;
   // Grace Hopper / Grace Blackwell / GB10: the GPU reaches the CPU over NVLink-C2C, which NCCL (≥ 2.26) counts as C2C/P2C.
   const c2c = (bdf: string) => C2C_GPUS.has((fns.get(bdf)?.device ?? '').toLowerCase());
   const pairs: TopoPair[] = gpus.map((g) => {
@@ -201,7 +215,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const channelNics = [...new Set([0, 1, 2, 3].map((c) => localNetFor(matrix, g.index, g.index, c, rule)).filter((x): x is number => x !== null))];
     if (nic === null) return { gpu: g.index, nic: null, channelNics: [], path: null, bwGBs: null, localNics: [], gdr: null };
     const p: Path = row[nic]!;
-    const distance = name(p.type) as PathName;
+    // GPUDirect RDMA is decided on the direct path (the diverted one exists because it is off).
+    const distance = name(direct[g.index]![nic]!.type) as PathName;
     const within = PATH[distance] <= PATH[level];
     const numbers = `distance ${distanceNumber(distance, profile)} ${within ? '<=' : '>'} ${distanceNumber(level, profile)}`;
     const where = atLeast(profile.version, '2.30.3') ? 'TRACE (not printed by release builds)' : atLeast(profile.version, '2.27.3') ? 'INFO GRAPH|NET' : 'INFO NET';
@@ -301,6 +316,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...(!snapshot.rdma ? ['no RDMA data: no NIC is placed'] : []),
       'without NVLink data (nvidia-smi) ncclx models PCIe paths only: PXN and NVLink routes are not shown',
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
+      ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
       `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}), used for point-to-point and as the graph search's starting NIC; ring and tree channels may pair NICs differently`,
     ],
   };

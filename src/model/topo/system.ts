@@ -285,9 +285,9 @@ export interface GpuNicMap {
 }
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
-export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rule: LocalNetRule = 'mirror'): GpuNicMap {
+export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rule: LocalNetRule = 'mirror', gdrOk: (g: number, n: number, type: number) => boolean = () => true): GpuNicMap {
   const sys = buildSystem(topo, ibDevices);
-  const m = pathMatrix(sys);
+  const m = divertWithoutGdr(sys, pathMatrix(sys), gdrOk).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rule);
     return { bdf: g.bdf!, nic: n === null ? null : sys.nets[n]!.ib!.dev, path: n === null ? null : (PATH_NAMES[m[i]![n]!.type] ?? null) };
@@ -304,4 +304,36 @@ export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rule: Local
     if (narrower || slower) degraded.push(`${name} ${bdf} ${f.currentLinkSpeed ?? '?'} x${f.currentLinkWidth ?? '?'} of ${f.maxLinkSpeed ?? '?'} x${f.maxLinkWidth ?? '?'}`);
   }
   return { gpus, degraded };
+}
+
+/**
+ * Without GPUDirect RDMA for a GPU/NET pair NCCL routes its traffic through the
+ * CPU local to the GPU (paths.cc, "divert all traffic through the CPU"): the
+ * path becomes GPU → local CPU → NET, its type the larger of the two, its
+ * bandwidth the smaller. `ok(g, n, type)` says whether GPUDirect RDMA is usable.
+ */
+export function divertWithoutGdr(sys: TopoSystem, matrix: Path[][], ok: (g: number, n: number, type: number) => boolean): { matrix: Path[][]; diverted: number } {
+  const byCpu = new Map(sys.cpus.map((c) => [c, pathsTo(sys, c)]));
+  let diverted = 0;
+  const out = matrix.map((row, g) =>
+    row.map((p, n) => {
+      if (p.type >= PATH.DIS || ok(g, n, p.type)) return p;
+      // ncclGetLocalCpu: the CPU fewest hops away.
+      let cpu: TNode | null = null;
+      let hops = Infinity;
+      for (const [c, m] of byCpu) {
+        const h = m.get(sys.gpus[g]!)!;
+        if (h.hops > 0 && h.hops < hops) {
+          cpu = c;
+          hops = h.hops;
+        }
+      }
+      if (!cpu) return p;
+      const toCpu = byCpu.get(cpu)!.get(sys.gpus[g]!)!;
+      const cpuToNet = byCpu.get(cpu)!.get(sys.nets[n]!)!;
+      diverted++;
+      return { type: Math.max(toCpu.type, cpuToNet.type), bw: Math.min(toCpu.bw, cpuToNet.bw), hops: toCpu.hops + cpuToNet.hops, via: [...toCpu.via, ...cpuToNet.via.slice(1).reverse()] };
+    }),
+  );
+  return { matrix: out, diverted };
 }
