@@ -39,7 +39,7 @@ export function registerLogCommand(program: Command): void {
       if (sources > 1) throw new UserError('--here, --snapshot and --root choose the node to predict for: give one');
       if (files.filter((f) => f === '-').length > 1) throw new UserError("standard input ('-') can be read once");
       const collector = new LogCollector();
-      const inputs = await readLogs(files, (line, cut) => collector.addLine(line, cut));
+      const inputs = await readLogs(files, (line, cut) => collector.addLine(line, cut), process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
       const analysis = collector.result();
       if (analysis.input.ncclLines === 0) {
         const what = inputs.length === 1 ? (inputs[0]!.name === '-' ? 'standard input' : inputs[0]!.name) : `${inputs.length} files`;

@@ -37,8 +37,8 @@ function kind(st: Stats): string | null {
 }
 
 /** Paths to read, in order: a directory gives its files (recursively, by name). */
-async function expand(inputs: string[]): Promise<string[]> {
-  const out: string[] = [];
+async function expand(inputs: string[]): Promise<{ path: string; fromDir: boolean }[]> {
+  const out: { path: string; fromDir: boolean }[] = [];
   const walk = async (dir: string): Promise<void> => {
     let entries;
     try {
@@ -51,12 +51,12 @@ async function expand(inputs: string[]): Promise<string[]> {
       if (out.length >= MAX_FILES) throw new UserError(`${dir}: more than ${MAX_FILES} files`);
       const p = join(dir, e.name);
       if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) out.push(p);
+      else if (e.isFile()) out.push({ path: p, fromDir: true });
     }
   };
   for (const i of inputs) {
     if (i === '-') {
-      out.push(i);
+      out.push({ path: i, fromDir: false });
       continue;
     }
     let st: Stats;
@@ -73,7 +73,7 @@ async function expand(inputs: string[]): Promise<string[]> {
     }
     const k = kind(st);
     if (k) throw new UserError(`${i}: ${k}, not a log file`);
-    out.push(i);
+    out.push({ path: i, fromDir: false });
   }
   return out;
 }
@@ -206,10 +206,21 @@ async function readOne(name: string, sink: LineSink, stdin: NodeJS.ReadableStrea
   return { name, bytes, lines: splitter.lines, gzip };
 }
 
-/** Every input's lines, in order, to the sink. */
-export async function readLogs(inputs: string[], sink: LineSink, stdin: NodeJS.ReadableStream = process.stdin): Promise<LogInput[]> {
+/**
+ * Every input's lines, in order, to the sink. A binary file found inside a
+ * directory (a core dump next to the logs) is skipped and reported through
+ * `skipped`; named on the command line it is an error.
+ */
+export async function readLogs(inputs: string[], sink: LineSink, stdin: NodeJS.ReadableStream = process.stdin, skipped: (name: string, why: string) => void = () => {}): Promise<LogInput[]> {
   const files = await expand(inputs.length ? inputs : ['-']);
   const out: LogInput[] = [];
-  for (const f of files) out.push(await readOne(f, sink, stdin));
+  for (const f of files) {
+    try {
+      out.push(await readOne(f.path, sink, stdin));
+    } catch (e) {
+      if (!(f.fromDir && e instanceof UserError && /binary data/.test(e.message))) throw e;
+      skipped(f.path, 'binary data, not a text log');
+    }
+  }
   return out;
 }

@@ -196,6 +196,15 @@ describe('bad input: one line naming it, exit 2, bounded', () => {
     writeFileSync(f, gzipSync('n:1:1 [0] NCCL INFO Using network IB\n'.repeat(1000)).subarray(0, 60));
     expect(bad([f])).toMatch(/t\.gz: corrupt or truncated gzip data/);
   });
+  it('a binary file inside a directory is skipped and said; the logs beside it are read', () => {
+    const d = tempDir('ncclx-log-dir-');
+    writeFileSync(join(d, 'core'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0]));
+    writeFileSync(join(d, 'rank0.log'), 'n1:1:1 [0] NCCL INFO Using network IB\n');
+    const r = ncclx([d, '--json']);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).summary.transport).toBe('IB');
+    expect(r.stderr).toMatch(/skipped .*core: binary data/);
+  });
   it('an empty directory', () => {
     const d = tempDir('ncclx-log-empty-');
     expect(bad([d])).toMatch(/holds no files/);
