@@ -14,6 +14,7 @@ interface TopoOptions extends SourceOptions {
   ncclVersion?: string;
   hca?: string;
   gdrLevel?: string;
+  pxnDisable?: boolean;
   json?: boolean;
   xml?: boolean;
   verbose?: boolean;
@@ -27,7 +28,8 @@ export function registerTopoCommand(program: Command): void {
         .command('topo')
         .description('the GPU ↔ NIC topology as NCCL sees it: PCI path types, the NIC each GPU uses, GPUDirect RDMA per pair')
         .option('--hca <spec>', 'NCCL_IB_HCA to model (overrides the environment)')
-        .option('--gdr-level <level>', 'NCCL_NET_GDR_LEVEL to model (overrides the environment)'),
+        .option('--gdr-level <level>', 'NCCL_NET_GDR_LEVEL to model (overrides the environment)')
+        .option('--pxn-disable', 'model NCCL_PXN_DISABLE=1 (no PXN through NVLink peers)'),
     ),
   )
     .option('--json', 'print JSON (schema in docs/topo-json.md)')
@@ -44,7 +46,7 @@ export function registerTopoCommand(program: Command): void {
         for (const n of x.notes) process.stderr.write(`ncclx topo: ${terminalText(n)}\n`);
         return;
       }
-      const report = topoReport(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel });
+      const report = topoReport(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel, pxnDisable: opts.pxnDisable });
       if (opts.json) process.stdout.write(JSON.stringify(topoJson(report), null, 2) + '\n');
       else process.stdout.write(terminalText(renderTopo(report, makeStyle(wantColor(opts.color)), !!opts.verbose)));
       process.exitCode = report.findings.some((f) => f.severity === 'error') ? 1 : 0;

@@ -6,7 +6,9 @@
 
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
 import type { TopoFunction, TopoPart } from '../model/snapshot/topo-types.js';
+import { parseTopoMatrix } from '../model/topo/nvsmi.js';
 import type { Root } from './root.js';
+import type { Runner } from './runner.js';
 
 const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 
@@ -27,7 +29,16 @@ function cpuInfo(root: Root): TopoPart['cpu'] {
   return { arch, vendor: field('vendor_id'), family: num(family), model: num(model) };
 }
 
-export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined): TopoPart {
+/** NVLinks from `nvidia-smi topo -m` (live, or recorded under --root); null when it cannot be run or read. */
+function nvlinks(runner: Runner | undefined, gpus: number): TopoPart['nvlink'] {
+  if (!runner || gpus === 0) return null;
+  const r = runner.run({ argv: ['nvidia-smi', 'topo', '-m'], record: 'nvidia-smi-topo-m.txt', timeoutMs: 5_000 });
+  if (!r.ok) return null;
+  const links = parseTopoMatrix(r.stdout);
+  return links ? { links, source: r.from === 'live' ? 'nvidia-smi topo -m' : 'commands/nvidia-smi-topo-m.txt' } : null;
+}
+
+export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner): TopoPart {
   const byBdf = new Map<string, TopoFunction>();
   const addPath = (real: string) => {
     if (!real.startsWith('/sys/devices/')) return;
@@ -69,5 +80,5 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
     .filter((n) => /^node\d+$/.test(n))
     .map((n) => ({ id: Number(n.slice(4)), cpulist: root.readTrim(`/sys/devices/system/node/${n}/cpulist`) ?? '' }))
     .sort((a, b) => a.id - b.id);
-  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root) };
+  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root), nvlink: nvlinks(runner, gpus.length) };
 }

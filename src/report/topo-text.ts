@@ -37,7 +37,7 @@ export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
       const g = r.gpus[p.gpu]!;
       const nic = p.nic === null ? 'none' : `${r.nics[p.nic]!.device}${p.channelNics.length > 1 ? ` (+${p.channelNics.filter((c) => c !== p.nic).map((c) => r.nics[c]!.device).join(',')})` : ''}`;
       const gdr = !p.gdr ? '-' : p.gdr.enabled === true ? s.ok('on') : p.gdr.enabled === false ? s.warn('off') : '?';
-      return [String(g.index), g.bdf, String(g.numaNode ?? '-'), nic, p.path ?? '-', p.bwGBs === null ? '-' : String(p.bwGBs), `${gdr}${p.gdr ? ` — ${p.gdr.why}` : ''}`];
+      return [String(g.index), g.bdf, String(g.numaNode ?? '-'), nic, p.path ? `${p.path}${p.relay !== null ? ` via GPU${p.relay}` : ''}` : '-', p.bwGBs === null ? '-' : String(p.bwGBs), `${gdr}${p.gdr ? ` — ${p.gdr.why}` : ''}`];
     })];
     out.push(...table(rows).map((l) => `  ${l}`));
     if (verbose) for (const p of r.pairs) if (p.gdr) out.push(s.dim(`  GPU ${p.gpu}: NCCL: ${p.gdr.log}`));

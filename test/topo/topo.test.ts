@@ -9,6 +9,7 @@ import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
 import { gdrLevel } from '../../src/model/topo/report.js';
 import { buildSystem, localNetFor, mirrorBits, pathMatrix, pciGen, PATH } from '../../src/model/topo/system.js';
 import { cpumapOf } from '../../src/model/topo/xml.js';
+import { parseTopoMatrix } from '../../src/model/topo/nvsmi.js';
 import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
 import type { NcclIbDevice } from '../../src/model/nccl/ib.js';
 
@@ -25,10 +26,21 @@ const nicOf = (d: { pairs: { nic: number | null }[]; nics: { device: string }[] 
 const ids = (d: { findings: { id: string }[] }) => d.findings.map((f) => f.id);
 
 describe('fixtures', () => {
-  it('DGX H100-like: 4 switches of 2 GPUs + 2 NICs; PIX on the switch, PHB across switches of one socket, SYS across sockets; rail-aligned; GPUDirect on', () => {
+  it('DGX H100-like: 4 switches of 2 GPUs + 2 NICs, all GPUs on NVSwitch; PIX on the switch, every other NIC through the NVLink peer on its switch (PXN); rail-aligned; GPUDirect on', () => {
     const { d, status } = topo('topo-dgx-h100');
     expect(status).toBe(0);
     expect(matrix(d)).toEqual([
+      'PIX PIX PXN PXN PXN PXN PXN PXN',
+      'PIX PIX PXN PXN PXN PXN PXN PXN',
+      'PXN PXN PIX PIX PXN PXN PXN PXN',
+      'PXN PXN PIX PIX PXN PXN PXN PXN',
+      'PXN PXN PXN PXN PIX PIX PXN PXN',
+      'PXN PXN PXN PXN PIX PIX PXN PXN',
+      'PXN PXN PXN PXN PXN PXN PIX PIX',
+      'PXN PXN PXN PXN PXN PXN PIX PIX',
+    ]);
+    // Without NVLink (NCCL_PXN_DISABLE=1): the PCIe paths, PHB across switches of a socket, SYS across sockets.
+    expect(matrix(topo('topo-dgx-h100', '--pxn-disable').d)).toEqual([
       'PIX PIX PHB PHB SYS SYS SYS SYS',
       'PIX PIX PHB PHB SYS SYS SYS SYS',
       'PHB PHB PIX PIX SYS SYS SYS SYS',
@@ -46,6 +58,21 @@ describe('fixtures', () => {
     expect(d.nics[0].parents).toEqual(['0000:16:00.0', 'CPU 0']);
     expect(d.nics[4].parents).toEqual(['0000:98:00.0', 'CPU 1']);
     expect(ids(d)).toEqual([]);
+  });
+  it('an NVLink bridge: the GPU without a NIC of its own reaches it through its bridged peer (PXN) with GPUDirect RDMA; with PXN off it is PHB and GPUDirect is off', () => {
+    const { d } = topo('topo-pcie-nvbridge');
+    expect(matrix(d)).toEqual(['PIX', 'PXN']);
+    expect(d.pairs[1]).toMatchObject({ relay: 0, path: 'PXN', gdr: { enabled: true, distance: 'PIX' } });
+    expect(ids(d)).toEqual([]);
+    const off = topo('topo-pcie-nvbridge', '--pxn-disable').d;
+    expect(matrix(off)).toEqual(['PIX', 'PHB']);
+    expect(off.pairs[1]).toMatchObject({ relay: null, gdr: { enabled: false, distance: 'PHB' } });
+    expect(ids(off)).toEqual(['TOPO-010']);
+    // Before 2.12.7 NCCL had no PXN; 2.11.4 also does not look for the nvidia_peermem module (only memory_peers), so
+    // GPUDirect RDMA is off on the NIC side and both GPUs are routed through the CPU.
+    const old = JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-pcie-nvbridge'), '--nccl-version', '2.11.4', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+    expect(matrix(old)).toEqual(['PHB', 'PHB']);
+    expect(old.pairs[1].relay).toBeNull();
   });
   it('cloud VM, flat PCI: every function on the root bus, numa -1; the VFs fold onto 00:00.0; PHB everywhere; GPUs spread by mirrorBits over 4 NICs; GPUDirect off (info)', () => {
     const { d } = topo('topo-cloud-flat');
@@ -106,7 +133,7 @@ describe('fixtures', () => {
   });
   it('text: the matrix, per GPU and the NICs', () => {
     const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3', '--no-color'], { encoding: 'utf8' });
-    expect(r.stdout).toMatch(/^ {2}GPU0 {2}PIX\* +PIX +PHB +PHB +SYS/m);
+    expect(r.stdout).toMatch(/^ {2}GPU0 {2}PIX\* +PIX +PXN +PXN +PXN/m);
     expect(r.stdout).toMatch(/^ {2}0 +0000:19:00\.0 +0 +mlx5_0 +PIX +48 +on/m);
   });
   it('the doctor says the same findings', () => {
@@ -163,6 +190,13 @@ describe('--xml: an NCCL_TOPO_FILE', () => {
 });
 
 describe('the rules', () => {
+  it('nvidia-smi topo -m: NV# counts from the tab-separated matrix of current drivers and the space-aligned one of older ones', () => {
+    const tabs = '\tGPU0\tGPU1\tGPU2\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tNV18\tSYS\tPIX\t0-79\t0\t\tN/A\nGPU1\tNV18\t X \tNV4\tNODE\t0-79\t0\t\tN/A\nGPU2\tSYS\tNV4\t X \tSYS\t80-159\t1\t\tN/A\n\nLegend:\n\n  X    = Self\n';
+    expect(parseTopoMatrix(tabs)).toEqual([[0, 18, 0], [18, 0, 4], [0, 4, 0]]);
+    const spaces = '        GPU0    GPU1    mlx5_0  CPU Affinity\nGPU0     X      NV6     PIX     0-23,48-71\nGPU1    NV6      X      PXB     0-23,48-71\n';
+    expect(parseTopoMatrix(spaces)).toEqual([[0, 6], [6, 0]]);
+    expect(parseTopoMatrix('No devices were found')).toBeNull();
+  });
   it('cpumap from a cpulist, as the kernel prints it', () => {
     expect(cpumapOf('0-3')).toBe('0000000f');
     expect(cpumapOf('0-31,64-95')).toBe('ffffffff,00000000,ffffffff');

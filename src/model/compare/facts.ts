@@ -20,7 +20,7 @@ import type { IpRouteJson } from '../snapshot/kernel-types.js';
 import type { AddressInfo, HostResolution, NodeSnapshot } from '../snapshot/types.js';
 import { chooseGid, describeChosen } from './gid-choice.js';
 import { gpuNicMap } from '../topo/system.js';
-import { gdrLevel, gdrPairOk, localNetRule, nicGdrSupport } from '../topo/report.js';
+import { gdrLevel, gdrPairOk, localNetRule, nicGdrSupport, pxnRule } from '../topo/report.js';
 import type { BootstrapFacts, GidFacts, NodeFacts, PortFacts, TargetFacts } from './types.js';
 
 export interface FactsOptions {
@@ -209,6 +209,6 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
     localAddresses: snap.network.addresses.filter((a) => a.scope !== 'host' && a.scope !== 'link').map((a) => a.address),
     routing: routingOf(snap),
     probeWarnings: snap.warnings.length,
-    topo: snap.pci?.topology ? gpuNicMap(snap.pci.topology, ib.transport.used ? ib.devices : [], localNetRule(profile), gdrPairOk(nicGdrSupport(readiness.status), gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile).level)) : null,
+    topo: snap.pci?.topology ? gpuNicMap(snap.pci.topology, ib.transport.used ? ib.devices : [], localNetRule(profile), gdrPairOk(nicGdrSupport(readiness.status), gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile).level), pxnRule(profile, env.vars['NCCL_PXN_DISABLE'])) : null,
   };
 }

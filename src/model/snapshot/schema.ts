@@ -240,6 +240,7 @@ export const nodeSnapshotSchema = z.object({
           gpus: z.array(z.string()),
           numaNodes: z.array(z.object({ id: z.number(), cpulist: z.string() })),
           cpu: z.object({ arch: z.string().nullable(), vendor: z.string().nullable(), family: z.number().nullable(), model: z.number().nullable() }),
+          nvlink: z.object({ links: z.array(z.array(z.number())), source: z.string() }).nullable().optional(),
         })
         .optional(),
     })

@@ -27,4 +27,11 @@ export interface TopoPart {
   numaNodes: { id: number; cpulist: string }[];
   /** /proc/cpuinfo: vendor_id, cpu family, model (first processor); uname machine. */
   cpu: { arch: string | null; vendor: string | null; family: number | null; model: number | null };
+  /**
+   * NVLinks between GPUs from `nvidia-smi topo -m` (recorded as
+   * commands/nvidia-smi-topo-m.txt under --root): links[i][j] is the NV# count
+   * between GPU i and GPU j in nvidia-smi's order (PCI bus order), 0 for none.
+   * Absent when nvidia-smi could not be run or read.
+   */
+  nvlink?: { links: number[][]; source: string } | null;
 }

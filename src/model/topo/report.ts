@@ -12,7 +12,7 @@ import { chooseVersion } from '../nccl/version-choice.js';
 import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
-import { buildSystem, divertWithoutGdr, localNetFor, localNets, PATH, PATH_NAMES, pathMatrix, type LocalNetRule, type Path, type PathName, type TopoSystem } from './system.js';
+import { buildSystem, effectivePaths, localNetFor, localNets, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
 
@@ -22,6 +22,8 @@ export interface TopoOverrides {
   hca?: string;
   /** NCCL_NET_GDR_LEVEL to model. */
   gdrLevel?: string;
+  /** Model NCCL_PXN_DISABLE=1. */
+  pxnDisable?: boolean;
 }
 
 export interface LinkState {
@@ -68,6 +70,8 @@ export interface GdrDecision {
 
 export interface TopoPair {
   gpu: number;
+  /** PXN: the NVLink peer GPU that relays to the NIC, else null. */
+  relay: number | null;
   /** The NIC index of each channel's NET (channel 0 first), as ncclTopoGetLocalNet picks it. */
   nic: number | null;
   channelNics: number[];
@@ -143,6 +147,13 @@ export function nicGdrSupport(status: string): boolean | null {
   return status === 'peer-memory' || status === 'dma-buf' ? true : status === 'disabled' ? false : null;
 }
 
+/** PXN by release and NCCL_PXN_DISABLE (an integer; 1 disables). */
+export function pxnRule(profile: Profile, disable: string | undefined): PxnRule {
+  if (!atLeast(profile.version, '2.12.7')) return 'none';
+  if (disable !== undefined && parseInt(disable, 10) === 1) return 'none';
+  return atLeast(profile.version, '2.18.1') ? 'local-gpu' : 'first-peer';
+}
+
 /** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule). */
 export function localNetRule(profile: Profile): LocalNetRule {
   return atLeast(profile.version, '2.18.5') ? 'mirror' : atLeast(profile.version, '2.18.1') ? 'mask' : 'modulo';
@@ -175,17 +186,18 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const env = withFlags(effectiveEnv(snapshot.env, profile), [
     ['NCCL_IB_HCA', o.hca, '--hca'],
     ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
+    ['NCCL_PXN_DISABLE', o.pxnDisable ? '1' : undefined, '--pxn-disable'],
   ]);
   const fns0 = new Map(topo.functions.map((f) => [f.bdf, f]));
   const { ib, sys } = systemOf(snapshot, topo, o);
   const rule = localNetRule(profile);
-  const direct = pathMatrix(sys);
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
   const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
   const nicGdr = nicGdrSupport(readiness.status);
-  // NCCL routes a pair without GPUDirect RDMA through the GPU's CPU; the NIC choice sees those paths.
+  // PXN through NVLink peers, then pairs without GPUDirect RDMA routed through the GPU's CPU: the paths the NIC choice sees.
   const c2cGpu = (g: number) => C2C_GPUS.has((fns0.get(sys.gpus[g]!.bdf!)?.device ?? '').toLowerCase());
-  const { matrix, diverted } = divertWithoutGdr(sys, direct, gdrPairOk(nicGdr, level, c2cGpu));
+  const pxn = pxnRule(profile, env.vars['NCCL_PXN_DISABLE']);
+  const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, pxn, gdrPairOk(nicGdr, level, c2cGpu));
   const fns = fns0;
   const chain = (key: string): string[] => {
     const out: string[] = [];
@@ -213,16 +225,17 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const local = localNets(row);
     const nic = localNetFor(matrix, g.index, g.index, 0, rule);
     const channelNics = [...new Set([0, 1, 2, 3].map((c) => localNetFor(matrix, g.index, g.index, c, rule)).filter((x): x is number => x !== null))];
-    if (nic === null) return { gpu: g.index, nic: null, channelNics: [], path: null, bwGBs: null, localNics: [], gdr: null };
+    if (nic === null) return { gpu: g.index, relay: null, nic: null, channelNics: [], path: null, bwGBs: null, localNics: [], gdr: null };
     const p: Path = row[nic]!;
-    // GPUDirect RDMA is decided on the direct path (the diverted one exists because it is off).
-    const distance = name(direct[g.index]![nic]!.type) as PathName;
+    // GPUDirect RDMA is decided on the direct path (the diverted one exists because it is off); through a PXN relay, on the relay GPU's.
+    const via = relay.get(`${g.index},${nic}`);
+    const distance = name(direct[via ?? g.index]![nic]!.type) as PathName;
     const within = PATH[distance] <= PATH[level];
     const numbers = `distance ${distanceNumber(distance, profile)} ${within ? '<=' : '>'} ${distanceNumber(level, profile)}`;
     const where = atLeast(profile.version, '2.30.3') ? 'TRACE (not printed by release builds)' : atLeast(profile.version, '2.27.3') ? 'INFO GRAPH|NET' : 'INFO NET';
     if (c2c(g.bdf) && nicGdr !== false) {
       const gdr: GdrDecision = { enabled: null, distance, level, levelSource, why: `a C2C platform (GPU ${fns.get(g.bdf)?.device}): NCCL ≥ 2.26 measures this NIC over NVLink-C2C (P2C) and can enable GPUDirect RDMA (NCCL_NET_GDR_C2C); ncclx does not model C2C paths yet`, log: 'GPU Direct RDMA … (C2C: not modelled by ncclx)' };
-      return { gpu: g.index, nic, channelNics, path: distance, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
+      return { gpu: g.index, relay: via ?? null, nic, channelNics, path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
     }
     const gdr: GdrDecision = {
       enabled: nicGdr === false ? false : within ? (nicGdr === null ? null : true) : false,
@@ -236,10 +249,10 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
             ? `the path GPU ${g.index} → ${nics[nic]!.device} is ${distance}, beyond ${level} (${levelSource})`
             : nicGdr === null
               ? `within ${level}, but ncclx has no RDMA data to tell whether the NIC side supports it`
-              : `the path is ${distance}, within ${level} (${levelSource}); NIC side: ${readiness.status === 'peer-memory' ? 'peer memory' : 'DMA-BUF'}`,
+              : `${via !== undefined ? `through GPU ${via} (PXN), whose path is ${distance}` : `the path is ${distance}`}, within ${level} (${levelSource}); NIC side: ${readiness.status === 'peer-memory' ? 'peer memory' : 'DMA-BUF'}`,
       log: `GPU Direct RDMA ${within && nicGdr !== false ? 'Enabled' : 'Disabled'} for GPU ${g.index} / HCA ${nic} (${numbers}) — ${where}`,
     };
-    return { gpu: g.index, nic, channelNics, path: distance, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
+    return { gpu: g.index, relay: via ?? null, nic, channelNics, path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
   });
   const findings: Finding[] = [];
   for (const p of pairs) {
@@ -248,7 +261,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
         id: 'TOPO-010',
         // Across sockets it is a placement problem; behind another root port of the same CPU it is how the platform is built.
         severity: p.gdr.distance === 'SYS' ? 'warn' : 'info',
-        message: `GPU ${p.gpu} (${gpus[p.gpu]!.bdf}) reaches its NIC ${nics[p.nic!]!.device} over ${p.path}: GPUDirect RDMA is disabled (beyond ${p.gdr.level}), so its network traffic is staged through host memory`,
+        message: `GPU ${p.gpu} (${gpus[p.gpu]!.bdf}) reaches its NIC ${nics[p.nic!]!.device} over ${p.gdr.distance}: GPUDirect RDMA is disabled (beyond ${p.gdr.level}), so its network traffic is staged through host memory`,
         remediation: advise('Put each GPU\'s NIC on the GPU\'s PCIe switch (the placement NCCL expects), or accept the copy; NCCL_NET_GDR_LEVEL set to the path shown enables GPUDirect RDMA at that distance, which is often slower than staging — measure before keeping it'),
       });
     }
@@ -314,7 +327,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...sys.notes,
       ...(ib && !ib.selection.transport.used ? [`the IB transport is not used (${ib.selection.transport.why}): no NIC is placed`] : []),
       ...(!snapshot.rdma ? ['no RDMA data: no NIC is placed'] : []),
-      'without NVLink data (nvidia-smi) ncclx models PCIe paths only: PXN and NVLink routes are not shown',
+      ...(topo.nvlink ? [`NVLinks from ${topo.nvlink.source}${relay.size ? `: ${relay.size} GPU → NIC path(s) go through an NVLink peer (PXN)` : ''}`] : ['without NVLink data (nvidia-smi topo -m) ncclx models PCIe paths only: no PXN']),
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
       ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
       `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}), used for point-to-point and as the graph search's starting NIC; ring and tree channels may pair NICs differently`,

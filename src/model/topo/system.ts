@@ -16,10 +16,12 @@ export type PathName = keyof typeof PATH;
 export const PATH_NAMES = Object.keys(PATH) as PathName[];
 
 export const LOC_BW = 5000;
+/** GB/s per NVLink (NCCL's SM80 figure; only its size against PCIe matters here). */
+const NVL_BW = 20;
 const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
 
 type Kind = 'GPU' | 'PCI' | 'CPU' | 'NIC' | 'NET';
-type LinkType = 'PCI' | 'SYS' | 'NET';
+type LinkType = 'PCI' | 'SYS' | 'NET' | 'NVL';
 
 export interface TNode {
   kind: Kind;
@@ -174,6 +176,11 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[]): TopoSyst
     connect(nic, net, 'NET', mbps / 8000);
     nets.push(net);
   }
+  // NVLinks between GPUs (nvidia-smi topo -m, in PCI order like topo.gpus): a direct NVL link per pair.
+  const nvl = topo.nvlink?.links;
+  if (nvl && nvl.length === gpus.length) {
+    for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) if ((nvl[i]?.[j] ?? 0) > 0) connect(gpus[i]!, gpus[j]!, 'NVL', nvl[i]![j]! * NVL_BW);
+  } else if (nvl) notes.push(`nvidia-smi shows ${nvl.length} GPUs where the PCI tree has ${gpus.length}: NVLinks left out`);
   const cpus = nodes.filter((n) => n.kind === 'CPU');
   const sys = interCpuBw(topo.cpu);
   for (const a of cpus) for (const b of cpus) if (a !== b) connect(a, b, 'SYS', sys);
@@ -197,7 +204,7 @@ export function pathsTo(sys: TopoSystem, base: TNode): Map<TNode, Path> {
         const remPath = paths.get(rem)!;
         const bw = Math.min(path.bw, link.bw);
         if ((remPath.bw === 0 || remPath.hops > path.hops) && remPath.bw < bw) {
-          let type: number = link.type === "NET" ? PATH.LOC : link.type === "SYS" ? PATH.SYS : PATH.PIX;
+          let type: number = link.type === 'NET' ? PATH.LOC : link.type === 'SYS' ? PATH.SYS : link.type === 'NVL' ? PATH.NVL : PATH.PIX;
           if (n.kind === 'PCI' && rem.kind === 'PCI') type = PATH.PXB;
           if (link.type === 'PCI' && (n.kind === 'CPU' || rem.kind === 'CPU')) type = PATH.PHB;
           paths.set(rem, { type: Math.max(path.type, type), bw, hops: path.hops + 1, via: [rem, ...path.via] });
@@ -285,9 +292,9 @@ export interface GpuNicMap {
 }
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
-export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rule: LocalNetRule = 'mirror', gdrOk: (g: number, n: number, type: number) => boolean = () => true): GpuNicMap {
+export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rule: LocalNetRule = 'mirror', gdrOk: (g: number, n: number, type: number) => boolean = () => true, pxnRule: PxnRule = 'none'): GpuNicMap {
   const sys = buildSystem(topo, ibDevices);
-  const m = divertWithoutGdr(sys, pathMatrix(sys), gdrOk).matrix;
+  const m = effectivePaths(sys, rule, pxnRule, gdrOk).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rule);
     return { bdf: g.bdf!, nic: n === null ? null : sys.nets[n]!.ib!.dev, path: n === null ? null : (PATH_NAMES[m[i]![n]!.type] ?? null) };
@@ -336,4 +343,74 @@ export function divertWithoutGdr(sys: TopoSystem, matrix: Path[][], ok: (g: numb
     }),
   );
   return { matrix: out, diverted };
+}
+
+/** Whether GPUs g and h are joined by NVLink (NCCL's path type NVL between them). */
+export function nvlinked(sys: TopoSystem, g: number, h: number): { yes: boolean; bw: number } {
+  const l = sys.gpus[g]!.links.find((x) => x.type === 'NVL' && x.rem === sys.gpus[h]);
+  return { yes: !!l, bw: l?.bw ?? 0 };
+}
+
+/**
+ * PXN by release: none before 2.12.7; 2.12.7–2.18.0 the first GPU (index
+ * order) whose local NET is n, reached over NVLink, when this GPU's own path
+ * is worse than PXB; from 2.18.1 ncclTopoGetLocalGpu(n), when it reaches n
+ * within PXB and this GPU over NVLink, and has more bandwidth to n or this
+ * GPU's path is worse than PXB (2.28's P2C/PXN thresholds read the same on
+ * PCIe-only trees).
+ */
+export type PxnRule = 'none' | 'first-peer' | 'local-gpu';
+
+export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, localRule: LocalNetRule): { matrix: Path[][]; relay: Map<string, number> } {
+  const relay = new Map<string, number>();
+  if (rule === 'none' || !sys.gpus.some((g) => g.links.some((l) => l.type === 'NVL'))) return { matrix, relay };
+  const out = matrix.map((row) => row.slice());
+  const localGpuOf = (n: number): number => {
+    const gs = localGpus(matrix, n);
+    for (let c = 0; c < 32; c++) for (const g of gs) if (localNetFor(matrix, g, g, c, localRule) === n) return g;
+    return -1;
+  };
+  for (let n = 0; n < sys.nets.length; n++) {
+    for (let g = 0; g < sys.gpus.length; g++) {
+      const own = matrix[g]![n]!;
+      let peer = -1;
+      if (rule === 'first-peer') {
+        if (own.type <= PATH.PXB) continue;
+        for (let p = 0; p < sys.gpus.length; p++) {
+          if (p === g || localNetFor(matrix, p, p, 0, localRule) !== n) continue;
+          if (matrix[p]![n]!.type > PATH.PXB || !nvlinked(sys, p, g).yes) continue;
+          peer = p;
+          break;
+        }
+      } else {
+        const p = localGpuOf(n);
+        if (p < 0 || p === g) continue;
+        const pp = matrix[p]![n]!;
+        if (pp.type <= PATH.PXB && nvlinked(sys, p, g).yes && (pp.bw > own.bw || own.type > PATH.PXB)) peer = p;
+      }
+      if (peer < 0) continue;
+      const hop = nvlinked(sys, g, peer);
+      const pp = matrix[peer]![n]!;
+      out[g]![n] = { type: PATH.PXN, bw: Math.min(hop.bw, pp.bw), hops: pp.hops + 1, via: [sys.gpus[g]!, ...pp.via] };
+      relay.set(`${g},${n}`, peer);
+    }
+  }
+  return { matrix: out, relay };
+}
+
+/**
+ * The GPU → NET paths NCCL works with (paths.cc, "Update paths for NICs"):
+ * the direct ones, PXN through an NVLink peer where the release allows it,
+ * then pairs without GPUDirect RDMA routed through the GPU's CPU. `gdrOk` is
+ * asked with the relay GPU's own distance for a PXN pair, as ncclTopoCheckGdr does.
+ */
+export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule: PxnRule, gdrOk: (g: number, n: number, type: number) => boolean): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
+  const direct = pathMatrix(sys);
+  const { matrix: pxn, relay } = applyPxn(sys, direct, pxnRule, localRule);
+  const ok = (g: number, n: number, type: number) => {
+    const r = relay.get(`${g},${n}`);
+    return r !== undefined ? gdrOk(r, n, direct[r]![n]!.type) : gdrOk(g, n, type);
+  };
+  const { matrix, diverted } = divertWithoutGdr(sys, pxn, ok);
+  return { direct, matrix, relay, diverted };
 }
