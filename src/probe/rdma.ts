@@ -37,6 +37,9 @@ function sysfs(root: Root, p: string): SysfsRead {
 
 const byNumber = (a: string, b: string) => Number(a) - Number(b);
 
+const ZERO_GID = '0000:0000:0000:0000:0000:0000:0000:0000';
+const UNSET_ATTR: SysfsRead = { error: 'EINVAL' };
+
 function readGids(root: Root, portDir: string): { gidCount: number; gids: GidEntry[] } {
   const names = root.list(`${portDir}/gids`).filter((n) => /^\d+$/.test(n)).sort(byNumber);
   const typesDir = `${portDir}/gid_attrs/types`;
@@ -44,12 +47,19 @@ function readGids(root: Root, portDir: string): { gidCount: number; gids: GidEnt
   // The kernel lists types/ndevs for every entry; without gid_attrs at all (EFA, a partial capture) nothing is read.
   const attrs = root.isDir(`${portDir}/gid_attrs`);
   const gone: SysfsRead = { error: 'ENOENT' };
-  const gids: GidEntry[] = names.map((n) => ({
-    index: Number(n),
-    gid: sysfs(root, `${portDir}/gids/${n}`),
-    type: attrs ? sysfs(root, `${typesDir}/${n}`) : gone,
-    ndev: attrs ? sysfs(root, `${ndevsDir}/${n}`) : gone,
-  }));
+  const gids: GidEntry[] = names.map((n) => {
+    const gid = sysfs(root, `${portDir}/gids/${n}`);
+    // An unset entry (all zeros) is not a valid GID: the kernel answers EINVAL for its attributes
+    // (ib_core gid_attr show → rdma_get_gid_attr). Most of a 255-entry table is unset; not opening
+    // those two files per entry halves the reads on a large node.
+    if (attrs && gid === ZERO_GID) return { index: Number(n), gid, type: UNSET_ATTR, ndev: UNSET_ATTR };
+    return {
+      index: Number(n),
+      gid,
+      type: attrs ? sysfs(root, `${typesDir}/${n}`) : gone,
+      ndev: attrs ? sysfs(root, `${ndevsDir}/${n}`) : gone,
+    };
+  });
   return { gidCount: names.length, gids };
 }
 

@@ -183,6 +183,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   };
   const topo = snapshot.pci?.topology;
   if (!topo) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: [] };
+  // No GPU: nothing to place (and the IB model is not built for it).
+  if (topo.gpus.length === 0) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
   const env = withFlags(effectiveEnv(snapshot.env, profile), [
     ['NCCL_IB_HCA', o.hca, '--hca'],
     ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
