@@ -74,6 +74,19 @@ describe('fixtures', () => {
     expect(matrix(old)).toEqual(['PHB', 'PHB']);
     expect(old.pairs[1].relay).toBeNull();
   });
+  it('Grace Hopper: the NIC behind the Grace CPU is P2C from 2.27.3 and GPUDirect RDMA counts it as C2C; PHB with GPUDirect off in 2.26 (NCCL_NET_GDR_C2C=0) and before (C2C as an NVL link)', () => {
+    const at = (v: string) => JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-gh200'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+    const now = at('2.28.3');
+    expect(matrix(now)).toEqual(['P2C']);
+    expect(now.pairs[0].gdr).toMatchObject({ enabled: true, distance: 'C2C' });
+    expect(ids(now)).toEqual([]);
+    for (const v of ['2.26.2', '2.24.3']) {
+      const d = at(v);
+      expect(matrix(d)).toEqual(['PHB']);
+      expect(d.pairs[0].gdr).toMatchObject({ enabled: false, distance: 'PHB' });
+      expect(ids(d)).toEqual(['TOPO-010']);
+    }
+  });
   it('cloud VM, flat PCI: every function on the root bus, numa -1; the VFs fold onto 00:00.0; PHB everywhere; GPUs spread by mirrorBits over 4 NICs; GPUDirect off (info)', () => {
     const { d } = topo('topo-cloud-flat');
     expect(new Set(matrix(d))).toEqual(new Set(['PHB PHB PHB PHB']));

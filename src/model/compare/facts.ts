@@ -19,8 +19,7 @@ import { atLeast, versionString } from '../nccl/versions.js';
 import type { IpRouteJson } from '../snapshot/kernel-types.js';
 import type { AddressInfo, HostResolution, NodeSnapshot } from '../snapshot/types.js';
 import { chooseGid, describeChosen } from './gid-choice.js';
-import { gpuNicMap } from '../topo/system.js';
-import { gdrLevel, gdrPairOk, localNetRule, nicGdrSupport, pxnRule } from '../topo/report.js';
+import { topoFacts } from '../topo/report.js';
 import type { BootstrapFacts, GidFacts, NodeFacts, PortFacts, TargetFacts } from './types.js';
 
 export interface FactsOptions {
@@ -209,6 +208,6 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
     localAddresses: snap.network.addresses.filter((a) => a.scope !== 'host' && a.scope !== 'link').map((a) => a.address),
     routing: routingOf(snap),
     probeWarnings: snap.warnings.length,
-    topo: snap.pci?.topology ? gpuNicMap(snap.pci.topology, ib.transport.used ? ib.devices : [], localNetRule(profile), gdrPairOk(nicGdrSupport(readiness.status), gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile).level), pxnRule(profile, env.vars['NCCL_PXN_DISABLE'])) : null,
+    topo: snap.pci?.topology ? topoFacts(snap.pci.topology, ib.transport.used ? ib.devices : [], profile, env.vars, readiness.status) : null,
   };
 }

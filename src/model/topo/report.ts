@@ -12,7 +12,9 @@ import { chooseVersion } from '../nccl/version-choice.js';
 import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
-import { buildSystem, effectivePaths, localNetFor, localNets, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoSystem } from './system.js';
+import { gpuNicMap, type GpuNicMap } from './system.js';
+import type { NcclIbDevice } from '../nccl/ib.js';
+import { buildSystem, effectivePaths, localNetFor, localNets, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
 
@@ -98,7 +100,7 @@ export interface TopoReport {
   notes: string[];
 }
 
-/** NVIDIA GPUs attached to a Grace CPU over NVLink-C2C (PCI device ids): GH200, GB200, GB10. */
+/** NVIDIA GPUs attached to a Grace CPU over NVLink-C2C, by PCI device id (GH200, GB200, GB10): how ncclx tells C2C without NVML. */
 const C2C_GPUS = new Set(['0x2342', '0x2348', '0x2941', '0x2e12']);
 
 /** Distance numbers NCCL prints, by version (nccl-behavior.md §5). */
@@ -137,9 +139,20 @@ function linkState(f: TopoFunction | undefined, gpu = false): LinkState | null {
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
 
-/** ncclTopoCheckGdr for a pair (read = 0): the NIC side supports it and the distance is within the level. C2C GPUs are not diverted (not modelled). */
-export function gdrPairOk(nicGdr: boolean | null, level: PathName, c2c: (g: number) => boolean = () => false): (g: number, n: number, type: number) => boolean {
-  return (g, _n, type) => c2c(g) || (nicGdr !== false && type <= PATH[level]);
+/**
+ * The distance ncclTopoCheckGdr compares with the level: a NIC behind the CPU
+ * of a C2C GPU counts as C2C when NCCL_NET_GDR_C2C is on (P2C from 2.27.3; in
+ * 2.26, PHB from a GPU whose CPU path is C2C).
+ */
+export function gdrDistance(type: number, c2cGpu: boolean, gdrC2c: boolean, p2c: boolean): number {
+  if (!gdrC2c) return type;
+  if (p2c ? type === PATH.P2C : type === PATH.PHB && c2cGpu) return PATH.C2C;
+  return type;
+}
+
+/** ncclTopoCheckGdr for a pair (read = 0): the NIC side supports it and the distance is within the level. */
+export function gdrPairOk(nicGdr: boolean | null, level: PathName, c2c: { gpu: (g: number) => boolean; on: boolean; p2c: boolean } = { gpu: () => false, on: false, p2c: false }): (g: number, n: number, type: number) => boolean {
+  return (g, _n, type) => nicGdr !== false && gdrDistance(type, c2c.gpu(g), c2c.on, c2c.p2c) <= PATH[level];
 }
 
 /** The NIC side of GPUDirect RDMA as the doctor and ncclx ib judge it: true, false, or null when unknown. */
@@ -160,16 +173,41 @@ export function localNetRule(profile: Profile): LocalNetRule {
 }
 
 /** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
-function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
+function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
-  return { ib, sys: buildSystem(topo, ib?.selection.transport.used ? ib.selection.devices : []) };
+  return { ib, sys: buildSystem(topo, ib?.selection.transport.used ? ib.selection.devices : [], rules.c2c) };
+}
+
+const intVar = (v: string | undefined, dflt: number) => {
+  const n = v === undefined ? NaN : parseInt(v, 10);
+  return Number.isNaN(n) ? dflt : n;
+};
+
+/** The topology rules of this release under these variables: one place for topo, the doctor and compare. */
+export function topoRules(profile: Profile, vars: Record<string, string | undefined>, topo: TopoPart): TopoRules {
+  const v = profile.version;
+  const c2cGpus = new Set(topo.functions.filter((f) => topo.gpus.includes(f.bdf) && C2C_GPUS.has((f.device ?? '').toLowerCase())).map((f) => f.bdf));
+  return {
+    local: localNetRule(profile),
+    pxn: pxnRule(profile, vars['NCCL_PXN_DISABLE']),
+    pxnType: atLeast(v, '2.27.3') && intVar(vars['NCCL_PXN_C2C'], atLeast(v, '2.28.3') ? 1 : 0) !== 0 ? PATH.P2C : PATH.PXB,
+    c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
+    p2c: atLeast(v, '2.27.3'),
+  };
+}
+
+/** ncclTopoCheckGdr's C2C rule: NCCL_NET_GDR_C2C (default 0 in 2.26, 1 from 2.27.3; absent before 2.26). */
+export function netGdrC2c(profile: Profile, vars: Record<string, string | undefined>): boolean {
+  if (!atLeast(profile.version, '2.26.2')) return false;
+  return intVar(vars['NCCL_NET_GDR_C2C'], atLeast(profile.version, '2.27.3') ? 1 : 0) !== 0;
 }
 
 /** The topology as an NCCL_TOPO_FILE, or why there is none. */
 export function topoFile(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoXml | { unavailable: string } {
   const topo = snapshot.pci?.topology;
   if (!topo) return { unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)' };
-  return topoXml(topo, systemOf(snapshot, topo, o).sys);
+  const profile = profileFor(chooseVersion(o.ncclVersion, snapshot).version);
+  return topoXml(topo, systemOf(snapshot, topo, o, topoRules(profile, effectiveEnv(snapshot.env, profile).vars, topo)).sys);
 }
 
 export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
@@ -191,15 +229,16 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     ['NCCL_PXN_DISABLE', o.pxnDisable ? '1' : undefined, '--pxn-disable'],
   ]);
   const fns0 = new Map(topo.functions.map((f) => [f.bdf, f]));
-  const { ib, sys } = systemOf(snapshot, topo, o);
-  const rule = localNetRule(profile);
+  const rules = topoRules(profile, env.vars, topo);
+  const { ib, sys } = systemOf(snapshot, topo, o, rules);
+  const rule = rules.local;
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
   const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
   const nicGdr = nicGdrSupport(readiness.status);
-  // PXN through NVLink peers, then pairs without GPUDirect RDMA routed through the GPU's CPU: the paths the NIC choice sees.
-  const c2cGpu = (g: number) => C2C_GPUS.has((fns0.get(sys.gpus[g]!.bdf!)?.device ?? '').toLowerCase());
-  const pxn = pxnRule(profile, env.vars['NCCL_PXN_DISABLE']);
-  const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, pxn, gdrPairOk(nicGdr, level, c2cGpu));
+  // P2C, PXN through NVLink peers, then pairs without GPUDirect RDMA routed through the GPU's CPU: the paths the NIC choice sees.
+  const c2cGpu = (g: number) => rules.c2c.gpus.has(sys.gpus[g]!.bdf!);
+  const gdrC2c = netGdrC2c(profile, env.vars);
+  const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, rules.pxn, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: gdrC2c, p2c: rules.p2c }), rules);
   const fns = fns0;
   const chain = (key: string): string[] => {
     const out: string[] = [];
@@ -220,8 +259,6 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const bdf = nicNode.bdf;
     return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps };
   });
-  // Grace Hopper / Grace Blackwell / GB10: the GPU reaches the CPU over NVLink-C2C, which NCCL (≥ 2.26) counts as C2C/P2C.
-  const c2c = (bdf: string) => C2C_GPUS.has((fns.get(bdf)?.device ?? '').toLowerCase());
   const pairs: TopoPair[] = gpus.map((g) => {
     const row = matrix[g.index]!;
     const local = localNets(row);
@@ -231,14 +268,13 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const p: Path = row[nic]!;
     // GPUDirect RDMA is decided on the direct path (the diverted one exists because it is off); through a PXN relay, on the relay GPU's.
     const via = relay.get(`${g.index},${nic}`);
-    const distance = name(direct[via ?? g.index]![nic]!.type) as PathName;
-    const within = PATH[distance] <= PATH[level];
+    const rawDistance = direct[via ?? g.index]![nic]!.type;
+    // NCCL_NET_GDR_C2C: a NIC behind a C2C GPU's CPU is compared as C2C.
+    const compared = gdrDistance(rawDistance, c2cGpu(via ?? g.index), gdrC2c, rules.p2c);
+    const distance = name(compared) as PathName;
+    const within = compared <= PATH[level];
     const numbers = `distance ${distanceNumber(distance, profile)} ${within ? '<=' : '>'} ${distanceNumber(level, profile)}`;
     const where = atLeast(profile.version, '2.30.3') ? 'TRACE (not printed by release builds)' : atLeast(profile.version, '2.27.3') ? 'INFO GRAPH|NET' : 'INFO NET';
-    if (c2c(g.bdf) && nicGdr !== false) {
-      const gdr: GdrDecision = { enabled: null, distance, level, levelSource, why: `a C2C platform (GPU ${fns.get(g.bdf)?.device}): NCCL ≥ 2.26 measures this NIC over NVLink-C2C (P2C) and can enable GPUDirect RDMA (NCCL_NET_GDR_C2C); ncclx does not model C2C paths yet`, log: 'GPU Direct RDMA … (C2C: not modelled by ncclx)' };
-      return { gpu: g.index, relay: via ?? null, nic, channelNics, path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
-    }
     const gdr: GdrDecision = {
       enabled: nicGdr === false ? false : within ? (nicGdr === null ? null : true) : false,
       distance,
@@ -251,7 +287,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
             ? `the path GPU ${g.index} → ${nics[nic]!.device} is ${distance}, beyond ${level} (${levelSource})`
             : nicGdr === null
               ? `within ${level}, but ncclx has no RDMA data to tell whether the NIC side supports it`
-              : `${via !== undefined ? `through GPU ${via} (PXN), whose path is ${distance}` : `the path is ${distance}`}, within ${level} (${levelSource}); NIC side: ${readiness.status === 'peer-memory' ? 'peer memory' : 'DMA-BUF'}`,
+              : `${via !== undefined ? `through GPU ${via} (PXN), whose path is ${name(rawDistance)}` : `the path is ${name(rawDistance)}`}${compared !== rawDistance ? ' (counted as C2C: NCCL_NET_GDR_C2C)' : ''}, within ${level} (${levelSource}); NIC side: ${readiness.status === 'peer-memory' ? 'peer memory' : 'DMA-BUF'}`,
       log: `GPU Direct RDMA ${within && nicGdr !== false ? 'Enabled' : 'Disabled'} for GPU ${g.index} / HCA ${nic} (${numbers}) — ${where}`,
     };
     return { gpu: g.index, relay: via ?? null, nic, channelNics, path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
@@ -335,4 +371,12 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}), used for point-to-point and as the graph search's starting NIC; ring and tree channels may pair NICs differently`,
     ],
   };
+}
+
+/** compare's GPU → NIC facts for a node, under the same rules and GPUDirect RDMA judgement as `ncclx topo`. */
+export function topoFacts(topo: TopoPart, devices: NcclIbDevice[], profile: Profile, vars: Record<string, string | undefined>, gdrStatus: string): GpuNicMap {
+  const rules = topoRules(profile, vars, topo);
+  const gpuIndex = (g: number) => rules.c2c.gpus.has(topo.gpus[g] ?? '');
+  const ok = gdrPairOk(nicGdrSupport(gdrStatus), gdrLevel(vars['NCCL_NET_GDR_LEVEL'], profile).level, { gpu: gpuIndex, on: netGdrC2c(profile, vars), p2c: rules.p2c });
+  return gpuNicMap(topo, devices, rules, ok);
 }

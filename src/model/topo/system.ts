@@ -18,10 +18,30 @@ export const PATH_NAMES = Object.keys(PATH) as PathName[];
 export const LOC_BW = 5000;
 /** GB/s per NVLink (NCCL's SM80 figure; only its size against PCIe matters here). */
 const NVL_BW = 20;
+/** GB/s of a Grace GPU's NVLink-C2C (NVML reports count × per-link bandwidth; only its size against PCIe matters). */
+const C2C_BW = 450;
+
+/**
+ * How NCCL links a Grace GPU to its CPU over NVLink-C2C, by release: not at
+ * all before 2.22.3 (PCIe only), as an NVL link in 2.22.3–2.25.x, as a C2C
+ * link from 2.26.2.
+ */
+export type C2cLink = 'none' | 'NVL' | 'C2C';
+
+/** The release-dependent topology rules (report.ts topoRules decides them for a version and environment). */
+export interface TopoRules {
+  local: LocalNetRule;
+  pxn: PxnRule;
+  /** The worst path a PXN relay may have to the NIC: P2C with NCCL_PXN_C2C (≥ 2.28.3 default), else PXB. */
+  pxnType: number;
+  c2c: { gpus: Set<string>; link: C2cLink };
+  /** ≥ 2.27.3: C2C + PHB paths become P2C. */
+  p2c: boolean;
+}
 const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
 
 type Kind = 'GPU' | 'PCI' | 'CPU' | 'NIC' | 'NET';
-type LinkType = 'PCI' | 'SYS' | 'NET' | 'NVL';
+type LinkType = 'PCI' | 'SYS' | 'NET' | 'NVL' | 'C2C';
 
 export interface TNode {
   kind: Kind;
@@ -89,8 +109,8 @@ function interCpuBw(cpu: TopoPart['cpu']): number {
   return LOC_BW;
 }
 
-/** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps. */
-export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[]): TopoSystem {
+/** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps; `c2c` names the Grace GPUs and how this release links them. */
+export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }): TopoSystem {
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const nodes: TNode[] = [];
   const byKey = new Map<string, TNode>();
@@ -181,6 +201,22 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[]): TopoSyst
   if (nvl && nvl.length === gpus.length) {
     for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) if ((nvl[i]?.[j] ?? 0) > 0) connect(gpus[i]!, gpus[j]!, 'NVL', nvl[i]![j]! * NVL_BW);
   } else if (nvl) notes.push(`nvidia-smi shows ${nvl.length} GPUs where the PCI tree has ${gpus.length}: NVLinks left out`);
+  // NVLink-C2C: the Grace GPU to the CPU its PCI branch ends at.
+  if (c2c.link !== 'none') {
+    for (const g of gpus) {
+      if (!c2c.gpus.has(g.bdf!)) continue;
+      let k = `GPU:${g.bdf}`;
+      let cpuKey: string | null = null;
+      for (let guard = 0; guard < 32 && !cpuKey; guard++) {
+        const p = parents.get(k);
+        if (!p) break;
+        if (p.startsWith('CPU ')) cpuKey = p.slice(4);
+        else k = `PCI:${p}`;
+      }
+      const cpu = cpuKey !== null ? byKey.get(`CPU:${cpuKey}`) : undefined;
+      if (cpu) connect(g, cpu, c2c.link === 'NVL' ? 'NVL' : 'C2C', C2C_BW);
+    }
+  }
   const cpus = nodes.filter((n) => n.kind === 'CPU');
   const sys = interCpuBw(topo.cpu);
   for (const a of cpus) for (const b of cpus) if (a !== b) connect(a, b, 'SYS', sys);
@@ -204,7 +240,7 @@ export function pathsTo(sys: TopoSystem, base: TNode): Map<TNode, Path> {
         const remPath = paths.get(rem)!;
         const bw = Math.min(path.bw, link.bw);
         if ((remPath.bw === 0 || remPath.hops > path.hops) && remPath.bw < bw) {
-          let type: number = link.type === 'NET' ? PATH.LOC : link.type === 'SYS' ? PATH.SYS : link.type === 'NVL' ? PATH.NVL : PATH.PIX;
+          let type: number = link.type === 'NET' ? PATH.LOC : link.type === 'SYS' ? PATH.SYS : link.type === 'NVL' ? PATH.NVL : link.type === 'C2C' ? PATH.C2C : PATH.PIX;
           if (n.kind === 'PCI' && rem.kind === 'PCI') type = PATH.PXB;
           if (link.type === 'PCI' && (n.kind === 'CPU' || rem.kind === 'CPU')) type = PATH.PHB;
           paths.set(rem, { type: Math.max(path.type, type), bw, hops: path.hops + 1, via: [rem, ...path.via] });
@@ -292,11 +328,11 @@ export interface GpuNicMap {
 }
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
-export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rule: LocalNetRule = 'mirror', gdrOk: (g: number, n: number, type: number) => boolean = () => true, pxnRule: PxnRule = 'none'): GpuNicMap {
-  const sys = buildSystem(topo, ibDevices);
-  const m = effectivePaths(sys, rule, pxnRule, gdrOk).matrix;
+export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean): GpuNicMap {
+  const sys = buildSystem(topo, ibDevices, rules.c2c);
+  const m = effectivePaths(sys, rules.local, rules.pxn, gdrOk, rules).matrix;
   const gpus = sys.gpus.map((g, i) => {
-    const n = localNetFor(m, i, i, 0, rule);
+    const n = localNetFor(m, i, i, 0, rules.local);
     return { bdf: g.bdf!, nic: n === null ? null : sys.nets[n]!.ib!.dev, path: n === null ? null : (PATH_NAMES[m[i]![n]!.type] ?? null) };
   });
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
@@ -347,7 +383,7 @@ export function divertWithoutGdr(sys: TopoSystem, matrix: Path[][], ok: (g: numb
 
 /** Whether GPUs g and h are joined by NVLink (NCCL's path type NVL between them). */
 export function nvlinked(sys: TopoSystem, g: number, h: number): { yes: boolean; bw: number } {
-  const l = sys.gpus[g]!.links.find((x) => x.type === 'NVL' && x.rem === sys.gpus[h]);
+  const l = sys.gpus[g]!.links.find((x) => x.type === 'NVL' && x.rem === sys.gpus[h] && x.rem.kind === 'GPU');
   return { yes: !!l, bw: l?.bw ?? 0 };
 }
 
@@ -361,9 +397,9 @@ export function nvlinked(sys: TopoSystem, g: number, h: number): { yes: boolean;
  */
 export type PxnRule = 'none' | 'first-peer' | 'local-gpu';
 
-export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, localRule: LocalNetRule): { matrix: Path[][]; relay: Map<string, number> } {
+export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, localRule: LocalNetRule, pxnType: number = PATH.PXB): { matrix: Path[][]; relay: Map<string, number> } {
   const relay = new Map<string, number>();
-  if (rule === 'none' || !sys.gpus.some((g) => g.links.some((l) => l.type === 'NVL'))) return { matrix, relay };
+  if (rule === 'none' || !sys.gpus.some((g) => g.links.some((l) => l.type === 'NVL' && l.rem.kind === 'GPU'))) return { matrix, relay };
   const out = matrix.map((row) => row.slice());
   const localGpuOf = (n: number): number => {
     const gs = localGpus(matrix, n);
@@ -386,7 +422,7 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
         const p = localGpuOf(n);
         if (p < 0 || p === g) continue;
         const pp = matrix[p]![n]!;
-        if (pp.type <= PATH.PXB && nvlinked(sys, p, g).yes && (pp.bw > own.bw || own.type > PATH.PXB)) peer = p;
+        if (pp.type <= pxnType && nvlinked(sys, p, g).yes && (pp.bw > own.bw || own.type > PATH.PXB)) peer = p;
       }
       if (peer < 0) continue;
       const hop = nvlinked(sys, g, peer);
@@ -404,13 +440,40 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
  * then pairs without GPUDirect RDMA routed through the GPU's CPU. `gdrOk` is
  * asked with the relay GPU's own distance for a PXN pair, as ncclTopoCheckGdr does.
  */
-export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule: PxnRule, gdrOk: (g: number, n: number, type: number) => boolean): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
-  const direct = pathMatrix(sys);
-  const { matrix: pxn, relay } = applyPxn(sys, direct, pxnRule, localRule);
+export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule: PxnRule, gdrOk: (g: number, n: number, type: number) => boolean, o: { p2c?: boolean; pxnType?: number } = {}): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
+  const direct = o.p2c ? mergeP2c(sys, pathMatrix(sys)) : pathMatrix(sys);
+  const { matrix: pxn, relay } = applyPxn(sys, direct, pxnRule, localRule, o.pxnType);
   const ok = (g: number, n: number, type: number) => {
     const r = relay.get(`${g},${n}`);
     return r !== undefined ? gdrOk(r, n, direct[r]![n]!.type) : gdrOk(g, n, type);
   };
   const { matrix, diverted } = divertWithoutGdr(sys, pxn, ok);
   return { direct, matrix, relay, diverted };
+}
+
+/**
+ * ≥ 2.27.3 ("update the GPU -> NIC path in the case of C2C + PHB"): a GPU that
+ * reaches its local CPU over C2C, and a NIC that reaches that CPU at PHB, are
+ * P2C apart.
+ */
+export function mergeP2c(sys: TopoSystem, matrix: Path[][]): Path[][] {
+  const byCpu = new Map(sys.cpus.map((c) => [c, pathsTo(sys, c)]));
+  return matrix.map((row, g) => {
+    let cpu: TNode | null = null;
+    let hops = Infinity;
+    for (const [c, m] of byCpu) {
+      const h = m.get(sys.gpus[g]!)!;
+      if (h.hops > 0 && h.hops < hops) {
+        cpu = c;
+        hops = h.hops;
+      }
+    }
+    if (!cpu) return row;
+    const toCpu = byCpu.get(cpu)!.get(sys.gpus[g]!)!.type;
+    return row.map((p, n) => {
+      const netToCpu = byCpu.get(cpu!)!.get(sys.nets[n]!)!.type;
+      const merged = Math.max(toCpu, netToCpu) === PATH.PHB && Math.min(toCpu, netToCpu) === PATH.C2C;
+      return merged && p.type > PATH.P2C ? { ...p, type: PATH.P2C } : p;
+    });
+  });
 }
