@@ -4,6 +4,7 @@
 
 import type { Command } from 'commander';
 import { UserError } from '../model/errors.js';
+import { LIMITS, readBounded } from '../probe/read-bounded.js';
 import { topoFile, topoReport } from '../model/topo/report.js';
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';
@@ -15,6 +16,7 @@ interface TopoOptions extends SourceOptions {
   hca?: string;
   gdrLevel?: string;
   pxnDisable?: boolean;
+  topoFile?: string;
   json?: boolean;
   xml?: boolean;
   verbose?: boolean;
@@ -29,7 +31,8 @@ export function registerTopoCommand(program: Command): void {
         .description('the GPU ↔ NIC topology as NCCL sees it: PCI path types, the NIC each GPU uses, GPUDirect RDMA per pair')
         .option('--hca <spec>', 'NCCL_IB_HCA to model (overrides the environment)')
         .option('--gdr-level <level>', 'NCCL_NET_GDR_LEVEL to model (overrides the environment)')
-        .option('--pxn-disable', 'model NCCL_PXN_DISABLE=1 (no PXN through NVLink peers)'),
+        .option('--pxn-disable', 'model NCCL_PXN_DISABLE=1 (no PXN through NVLink peers)')
+        .option('--topo-file <xml>', 'model NCCL_TOPO_FILE=XML: an NCCL topology file or an NCCL_TOPO_DUMP_FILE dump, read as NCCL reads it'),
     ),
   )
     .option('--json', 'print JSON (schema in docs/topo-json.md)')
@@ -46,7 +49,13 @@ export function registerTopoCommand(program: Command): void {
         for (const n of x.notes) process.stderr.write(`ncclx topo: ${terminalText(n)}\n`);
         return;
       }
-      const report = topoReport(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel, pxnDisable: opts.pxnDisable });
+      let fileOverride: { path: string; text: string } | undefined;
+      if (opts.topoFile !== undefined) {
+        const r = readBounded(opts.topoFile, LIMITS.file);
+        if (!r.ok) throw new UserError(`--topo-file ${opts.topoFile}: ${r.message}`);
+        fileOverride = { path: opts.topoFile, text: r.text };
+      }
+      const report = topoReport(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel, pxnDisable: opts.pxnDisable, topoFile: fileOverride });
       if (opts.json) process.stdout.write(JSON.stringify(topoJson(report), null, 2) + '\n');
       else process.stdout.write(terminalText(renderTopo(report, makeStyle(wantColor(opts.color)), !!opts.verbose)));
       process.exitCode = report.findings.some((f) => f.severity === 'error') ? 1 : 0;

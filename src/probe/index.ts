@@ -102,7 +102,10 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root, { gids: opts.rdma !== 'ports' });
   if (opts.rdma === true || opts.rdma === undefined) await step('PCI devices');
   const pci = opts.rdma === true || opts.rdma === undefined ? (await import('./pci.js')).probePci(root) : undefined;
-  if (pci) pci.topology = (await import('./topology.js')).probeTopology(root, pci.gpus.map((g) => g.bdf), rdma, runner);
+  if (pci) {
+    const topoFilePaths = [envPart.process['NCCL_TOPO_FILE'], ...confValues(envPart.confFiles, 'NCCL_TOPO_FILE')].filter((p): p is string => !!p);
+    pci.topology = (await import('./topology.js')).probeTopology(root, pci.gpus.map((g) => g.bdf), rdma, runner, topoFilePaths);
+  }
   if (opts.kernel !== false) await step('sysctls, routes, qdiscs and firewall rules');
   const kernel = opts.kernel === false ? undefined : (await import('./kernel.js')).probeKernel(root, runner, { network, env: envPart, resolutions });
   return {

@@ -38,7 +38,7 @@ function nvlinks(runner: Runner | undefined, gpus: number): TopoPart['nvlink'] {
   return links ? { links, source: r.from === 'live' ? 'nvidia-smi topo -m' : 'commands/nvidia-smi-topo-m.txt' } : null;
 }
 
-export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner): TopoPart {
+export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner, topoFilePaths: string[] = []): TopoPart {
   const byBdf = new Map<string, TopoFunction>();
   const addPath = (real: string) => {
     if (!real.startsWith('/sys/devices/')) return;
@@ -80,5 +80,10 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
     .filter((n) => /^node\d+$/.test(n))
     .map((n) => ({ id: Number(n.slice(4)), cpulist: root.readTrim(`/sys/devices/system/node/${n}/cpulist`) ?? '' }))
     .sort((a, b) => a.id - b.id);
-  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root), nvlink: nvlinks(runner, gpus.length) };
+  // NCCL_TOPO_FILE (environment or conf file): read as the job would (bounded like every file).
+  const topoFiles = [...new Set(topoFilePaths.filter((p) => p !== ''))].map((path) => {
+    const r = root.read(path);
+    return r.ok ? { path, text: r.value, error: null } : { path, text: null, error: r.error };
+  });
+  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root), nvlink: nvlinks(runner, gpus.length), ...(topoFiles.length ? { topoFiles } : {}) };
 }

@@ -18,8 +18,12 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
-const link = (l: { currentSpeed: string | null; currentWidth: number | null; maxSpeed: string | null; maxWidth: number | null; degraded: boolean } | null) =>
-  l ? `${(l.currentSpeed ?? '?').replace(/ PCIe$/, '')} x${l.currentWidth ?? '?'}${l.degraded ? ` (of ${(l.maxSpeed ?? '?').replace(/ PCIe$/, '')} x${l.maxWidth ?? '?'})` : ''}` : '-';
+const link = (l: { currentSpeed: string | null; currentWidth: number | null; maxSpeed: string | null; maxWidth: number | null; degraded: boolean } | null) => {
+  if (!l) return '-';
+  // From a topology file only the link NCCL computed is known.
+  if (l.currentSpeed === null && l.currentWidth === null) return `${(l.maxSpeed ?? '?').replace(/ PCIe$/, '')} x${l.maxWidth ?? '?'} (max)`;
+  return `${(l.currentSpeed ?? '?').replace(/ PCIe$/, '')} x${l.currentWidth ?? '?'}${l.degraded ? ` (of ${(l.maxSpeed ?? '?').replace(/ PCIe$/, '')} x${l.maxWidth ?? '?'})` : ''}`;
+};
 
 export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
   const out = [s.bold(`ncclx topo — ${r.host}`), `NCCL ${r.ncclVersion}; version from ${r.versionSource}`];

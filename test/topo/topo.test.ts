@@ -3,12 +3,18 @@
 // ncclTopoGetLocalNet, paths.cc ncclTopoCheckGdr) by hand — not computed by
 // ncclx — and unit tests of each rule.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
-import { gdrLevel } from '../../src/model/topo/report.js';
+import { gdrLevel, topoReport } from '../../src/model/topo/report.js';
+import { probeNode } from '../../src/probe/index.js';
 import { buildSystem, localNetFor, mirrorBits, pathMatrix, pciGen, PATH } from '../../src/model/topo/system.js';
 import { cpumapOf } from '../../src/model/topo/xml.js';
+import { parseXml, topoFromXml } from '../../src/model/topo/xml-read.js';
+import { UserError } from '../../src/model/errors.js';
+import fc from 'fast-check';
 import { parseTopoMatrix } from '../../src/model/topo/nvsmi.js';
 import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
 import type { NcclIbDevice } from '../../src/model/nccl/ib.js';
@@ -199,6 +205,72 @@ describe('--xml: an NCCL_TOPO_FILE', () => {
     const r = spawnSync(process.execPath, [CLI, 'topo', '--xml', '--json', '--root', join(FIX, 'topo-dgx-h100')], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/give one/);
+  });
+});
+
+describe('a topology file (NCCL_TOPO_FILE, --topo-file)', () => {
+  const FILES = join(__dirname, 'files');
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-downtrained'), '--nccl-version', '2.28.3', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+  it('the file\'s tree first, /sys for the rest: the file\'s GPU reaches its NIC across two Broadcom switches (PXB); the NIC it does not hold stays where /sys has it', () => {
+    const r = run('--topo-file', join(FILES, 'dgx-a100-excerpt.xml'), '--json');
+    expect(r.stderr).toBe('');
+    const d = JSON.parse(r.stdout);
+    const g = d.gpus.find((x: { bdf: string }) => x.bdf === '0000:07:00.0');
+    expect(g.parents).toEqual(['0000:03:00.0', '0000:01:00.0', 'CPU 0']);
+    const row = d.matrix[g.index].map((c: { path: string }) => c.path);
+    expect(row).toEqual(['PXB', 'PHB']);
+    expect(d.nics.map((n: { device: string; bdf: string }) => `${n.device}@${n.bdf}`)).toEqual(['mlx5_0@0000:0c:00.0', 'mlx5_1@0000:1a:00.0']);
+    expect(d.notes[0]).toMatch(/the PCI tree of the file \(1 GPU\(s\), 1 NIC\(s\)\); 0000:19:00\.0, 0000:1b:00\.0 from \/sys/);
+  });
+  it('round trip: --xml written on a node and read back gives the same paths and choices', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ncclx-topo-xml-'));
+    try {
+      const xml = spawnSync(process.execPath, [CLI, 'topo', '--xml', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3'], { encoding: 'utf8' }).stdout;
+      writeFileSync(join(dir, 't.xml'), xml);
+      const a = topo('topo-dgx-h100', '--pxn-disable').d;
+      const b = topo('topo-dgx-h100', '--pxn-disable', '--topo-file', join(dir, 't.xml')).d;
+      expect(matrix(b)).toEqual(matrix(a));
+      expect(nicOf(b)).toEqual(nicOf(a));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('NCCL_TOPO_FILE in the job\'s environment is read with the snapshot; one NCCL cannot open leaves /sys detection, and says so', async () => {
+    const snap = await probeNode({ root: join(FIX, 'topo-downtrained'), env: { NCCL_TOPO_FILE: '/etc/nccl-topo.xml' } });
+    expect(snap.pci?.topology?.topoFiles).toEqual([{ path: '/etc/nccl-topo.xml', text: null, error: expect.stringMatching(/ENOENT/) }]);
+    const r = topoReport(snap, { ncclVersion: '2.28.3' });
+    expect(r.notes[0]).toMatch(/^NCCL_TOPO_FILE=\/etc\/nccl-topo\.xml: ENOENT.*Could not open XML topology file/);
+    expect(r.pairs.map((p) => p.path)).toEqual(['PIX', 'PIX']);
+  });
+  it('a file that is not NCCL XML: exit 2 naming it; a missing one: exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ncclx-topo-bad-'));
+    try {
+      writeFileSync(join(dir, 'bad.xml'), '<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0">');
+      let r = run('--topo-file', join(dir, 'bad.xml'));
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/bad\.xml: not an NCCL topology XML \(<pci> is not closed/);
+      r = run('--topo-file', join(dir, 'none.xml'));
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/none\.xml: ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the topology XML reader on hostile input', () => {
+  it('anything: a UserError or a tree, never another exception', () => {
+    const tags = fc.constantFrom('<system version="1">', '</system>', '<cpu numaid="0">', '</cpu>', '<pci busid="0000:01:00.0" class="0x060400">', '</pci>', '<gpu dev="0"/>', '<nic>', '</nic>', '<net name="mlx5_0"/>', '<!-- x -->', '<?xml version="1.0"?>', '<', '>', '"', '=', ' ');
+    fc.assert(
+      fc.property(fc.oneof(fc.array(tags, { maxLength: 30 }).map((t) => t.join('')), fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 })), (text) => {
+        try {
+          topoFromXml(parseXml(text, 'fuzz'), 'fuzz');
+        } catch (e) {
+          expect(e).toBeInstanceOf(UserError);
+        }
+      }),
+      { numRuns: 400, seed: 20261126 },
+    );
   });
 });
 

@@ -34,4 +34,6 @@ export interface TopoPart {
    * Absent when nvidia-smi could not be run or read.
    */
   nvlink?: { links: number[][]; source: string } | null;
+  /** NCCL_TOPO_FILE candidates (environment and conf files) as read: NCCL loads the XML before detecting anything. */
+  topoFiles?: { path: string; text: string | null; error: string | null }[];
 }

@@ -16,9 +16,12 @@ import { gpuNicMap, type GpuNicMap } from './system.js';
 import type { NcclIbDevice } from '../nccl/ib.js';
 import { buildSystem, effectivePaths, localNetFor, localNets, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
+import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
 
 export interface TopoOverrides {
+  /** A topology XML to model as NCCL_TOPO_FILE (--topo-file): its name and text. */
+  topoFile?: { path: string; text: string };
   ncclVersion?: string;
   /** NCCL_IB_HCA to model. */
   hca?: string;
@@ -173,9 +176,46 @@ export function localNetRule(profile: Profile): LocalNetRule {
 }
 
 /** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
-function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
+function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, fileNets: Map<string, string> | null = null): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
-  return { ib, sys: buildSystem(topo, ib?.selection.transport.used ? ib.selection.devices : [], rules.c2c) };
+  const devices = placedByFile(ib?.selection.transport.used ? ib.selection.devices : [], fileNets);
+  return { ib, sys: buildSystem(topo, devices, rules.c2c) };
+}
+
+/** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */
+function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null): NcclIbDevice[] {
+  return nets ? devices.map((d) => (nets.has(d.dev) ? { ...d, pciPath: `/topology-file/${nets.get(d.dev)}`, pciPathIsPci: true } : d)) : devices;
+}
+
+/**
+ * The topology NCCL builds when NCCL_TOPO_FILE (or --topo-file) names an XML:
+ * the file's tree first, and /sys for what it does not hold. Null when no file
+ * applies; `note` says what happened to it.
+ */
+export function withTopoFile(topo: TopoPart, vars: Record<string, string | undefined>, o: TopoOverrides): { topo: TopoPart; nets: Map<string, string> | null; note: string | null } {
+  const wanted = o.topoFile ?? (vars['NCCL_TOPO_FILE'] ? (topo.topoFiles?.find((f) => f.path === vars['NCCL_TOPO_FILE']) ?? { path: vars['NCCL_TOPO_FILE']!, text: null, error: 'not read when the snapshot was taken' }) : null);
+  if (!wanted) return { topo, nets: null, note: null };
+  const source = o.topoFile ? `--topo-file ${wanted.path}` : `NCCL_TOPO_FILE=${wanted.path}`;
+  if (wanted.text === null) return { topo, nets: null, note: `${source}: ${'error' in wanted ? wanted.error : 'unreadable'}; NCCL says "Could not open XML topology file" and detects from /sys` };
+  let parsed: TopoFromXml;
+  try {
+    parsed = topoFromXml(parseXml(wanted.text, source), source);
+  } catch (e) {
+    if (o.topoFile) throw e;
+    return { topo, nets: null, note: `${source}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  const x = parsed.topo;
+  const have = new Set(x.functions.map((f) => f.bdf));
+  const merged: TopoPart = {
+    ...topo,
+    functions: [...x.functions, ...topo.functions.filter((f) => !have.has(f.bdf))],
+    gpus: [...new Set([...x.gpus, ...topo.gpus])].sort(),
+    numaNodes: [...topo.numaNodes, ...x.numaNodes.filter((n) => !topo.numaNodes.some((m) => m.id === n.id))],
+    cpu: x.cpu.vendor || x.cpu.arch ? x.cpu : topo.cpu,
+    nvlink: x.nvlink ?? topo.nvlink ?? null,
+  };
+  const extra = topo.gpus.filter((g) => !x.gpus.includes(g));
+  return { topo: merged, nets: parsed.nets, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
 }
 
 const intVar = (v: string | undefined, dflt: number) => {
@@ -219,18 +259,20 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     versionBeyondModel: choice.beyond,
     host: snapshot.host.hostname,
   };
-  const topo = snapshot.pci?.topology;
-  if (!topo) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: [] };
+  const topo0 = snapshot.pci?.topology;
+  if (!topo0) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: [] };
   // No GPU: nothing to place (and the IB model is not built for it).
-  if (topo.gpus.length === 0) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
+  if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
   const env = withFlags(effectiveEnv(snapshot.env, profile), [
     ['NCCL_IB_HCA', o.hca, '--hca'],
     ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
     ['NCCL_PXN_DISABLE', o.pxnDisable ? '1' : undefined, '--pxn-disable'],
   ]);
+  const file = withTopoFile(topo0, env.vars, o);
+  const topo = file.topo;
   const fns0 = new Map(topo.functions.map((f) => [f.bdf, f]));
   const rules = topoRules(profile, env.vars, topo);
-  const { ib, sys } = systemOf(snapshot, topo, o, rules);
+  const { ib, sys } = systemOf(snapshot, topo, o, rules, file.nets);
   const rule = rules.local;
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
   const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
@@ -362,6 +404,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     pairs,
     findings,
     notes: [
+      ...(file.note ? [file.note] : []),
       ...sys.notes,
       ...(ib && !ib.selection.transport.used ? [`the IB transport is not used (${ib.selection.transport.why}): no NIC is placed`] : []),
       ...(!snapshot.rdma ? ['no RDMA data: no NIC is placed'] : []),
@@ -374,7 +417,11 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
 }
 
 /** compare's GPU → NIC facts for a node, under the same rules and GPUDirect RDMA judgement as `ncclx topo`. */
-export function topoFacts(topo: TopoPart, devices: NcclIbDevice[], profile: Profile, vars: Record<string, string | undefined>, gdrStatus: string): GpuNicMap {
+export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Profile, vars: Record<string, string | undefined>, gdrStatus: string): GpuNicMap {
+  // NCCL_TOPO_FILE applies here as in `ncclx topo` (a file that cannot be read or parsed leaves /sys).
+  const file = withTopoFile(topo0, vars, {});
+  const topo = file.topo;
+  const devices = placedByFile(devices0, file.nets);
   const rules = topoRules(profile, vars, topo);
   const gpuIndex = (g: number) => rules.c2c.gpus.has(topo.gpus[g] ?? '');
   const ok = gdrPairOk(nicGdrSupport(gdrStatus), gdrLevel(vars['NCCL_NET_GDR_LEVEL'], profile).level, { gpu: gpuIndex, on: netGdrC2c(profile, vars), p2c: rules.p2c });
