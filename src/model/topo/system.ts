@@ -349,6 +349,20 @@ export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: Topo
   return { gpus, degraded };
 }
 
+/** ncclGetLocalCpu: the CPU fewest hops from the GPU (`byCpu`: the paths to each CPU). */
+function localCpu(byCpu: Map<TNode, Map<TNode, Path>>, gpu: TNode): TNode | null {
+  let cpu: TNode | null = null;
+  let hops = Infinity;
+  for (const [c, m] of byCpu) {
+    const h = m.get(gpu)!;
+    if (h.hops > 0 && h.hops < hops) {
+      cpu = c;
+      hops = h.hops;
+    }
+  }
+  return cpu;
+}
+
 /**
  * Without GPUDirect RDMA for a GPU/NET pair NCCL routes its traffic through the
  * CPU local to the GPU (paths.cc, "divert all traffic through the CPU"): the
@@ -361,16 +375,7 @@ export function divertWithoutGdr(sys: TopoSystem, matrix: Path[][], ok: (g: numb
   const out = matrix.map((row, g) =>
     row.map((p, n) => {
       if (p.type >= PATH.DIS || ok(g, n, p.type)) return p;
-      // ncclGetLocalCpu: the CPU fewest hops away.
-      let cpu: TNode | null = null;
-      let hops = Infinity;
-      for (const [c, m] of byCpu) {
-        const h = m.get(sys.gpus[g]!)!;
-        if (h.hops > 0 && h.hops < hops) {
-          cpu = c;
-          hops = h.hops;
-        }
-      }
+      const cpu = localCpu(byCpu, sys.gpus[g]!);
       if (!cpu) return p;
       const toCpu = byCpu.get(cpu)!.get(sys.gpus[g]!)!;
       const cpuToNet = byCpu.get(cpu)!.get(sys.nets[n]!)!;
@@ -459,15 +464,7 @@ export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule
 export function mergeP2c(sys: TopoSystem, matrix: Path[][]): Path[][] {
   const byCpu = new Map(sys.cpus.map((c) => [c, pathsTo(sys, c)]));
   return matrix.map((row, g) => {
-    let cpu: TNode | null = null;
-    let hops = Infinity;
-    for (const [c, m] of byCpu) {
-      const h = m.get(sys.gpus[g]!)!;
-      if (h.hops > 0 && h.hops < hops) {
-        cpu = c;
-        hops = h.hops;
-      }
-    }
+    const cpu = localCpu(byCpu, sys.gpus[g]!);
     if (!cpu) return row;
     const toCpu = byCpu.get(cpu)!.get(sys.gpus[g]!)!.type;
     return row.map((p, n) => {
