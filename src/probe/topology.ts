@@ -54,6 +54,8 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
         class: t('class'),
         vendor: t('vendor'),
         device: t('device'),
+        subsystemVendor: t('subsystem_vendor'),
+        subsystemDevice: t('subsystem_device'),
         numaNode: num(t('numa_node')),
         maxLinkSpeed: t('max_link_speed'),
         maxLinkWidth: num(t('max_link_width')),

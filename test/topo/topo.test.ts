@@ -211,14 +211,15 @@ describe('--xml: an NCCL_TOPO_FILE', () => {
 describe('a topology file (NCCL_TOPO_FILE, --topo-file)', () => {
   const FILES = join(__dirname, 'files');
   const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-downtrained'), '--nccl-version', '2.28.3', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
-  it('the file\'s tree first, /sys for the rest: the file\'s GPU reaches its NIC across two Broadcom switches (PXB); the NIC it does not hold stays where /sys has it', () => {
+  it('the file\'s tree first, /sys for the rest: the file\'s GPU and NIC sit on sibling Broadcom Gen4 sub-switches, which NCCL folds into their parent (PIX, not PXB); the NIC it does not hold stays where /sys has it', () => {
     const r = run('--topo-file', join(FILES, 'dgx-a100-excerpt.xml'), '--json');
     expect(r.stderr).toBe('');
     const d = JSON.parse(r.stdout);
     const g = d.gpus.find((x: { bdf: string }) => x.bdf === '0000:07:00.0');
-    expect(g.parents).toEqual(['0000:03:00.0', '0000:01:00.0', 'CPU 0']);
+    expect(g.parents).toEqual(['0000:01:00.0', 'CPU 0']);
     const row = d.matrix[g.index].map((c: { path: string }) => c.path);
-    expect(row).toEqual(['PXB', 'PHB']);
+    expect(row).toEqual(['PIX', 'PHB']);
+    expect(d.notes.join(' ')).toMatch(/PCI switch 0000:03:00\.0 folded into 0000:01:00\.0 \(Broadcom PEX Gen4/);
     expect(d.nics.map((n: { device: string; bdf: string }) => `${n.device}@${n.bdf}`)).toEqual(['mlx5_0@0000:0c:00.0', 'mlx5_1@0000:1a:00.0']);
     expect(d.notes[0]).toMatch(/the PCI tree of the file \(1 GPU\(s\), 1 NIC\(s\)\); 0000:19:00\.0, 0000:1b:00\.0 from \/sys/);
   });
@@ -335,6 +336,27 @@ describe('the rules', () => {
     const m = [row([PATH.PIX, PATH.PIX, PATH.PIX, PATH.PIX]), row([PATH.PIX, PATH.PIX, PATH.PIX, PATH.PIX])];
     expect([0, 1, 2].map((c) => localNetFor(m, 1, 1, c, 'mask'))).toEqual([1, 3, 1]);
     expect([0, 1].map((c) => localNetFor(m, 1, 1, c, 'modulo'))).toEqual([1, 1]);
+  });
+  it('Broadcom PEX flattening by release: Gen4 (1000:c010, subsystem 1000:axxx) from 2.9.6, Gen5 (1000:c030, 1000:0xxx over 1000:1xxx) from 2.20.3', () => {
+    const sw = (bdf: string, path: string[], device: string, sd: string): TopoFunction => ({ bdf, path, class: '0x060400', vendor: '0x1000', device, subsystemVendor: '0x1000', subsystemDevice: sd, numaNode: 0, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });
+    const t = (device: string, top: string, sub: string): TopoPart => {
+      const rc = ['pci0000:00', '0000:00:01.0'];
+      const up = [...rc, '0000:01:00.0'];
+      const dn = (b: string) => [...up, `0000:02:${b}.0`, `0000:0${b === '00' ? 3 : 4}:00.0`];
+      return {
+        functions: [sw('0000:01:00.0', up, device, top), sw('0000:03:00.0', dn('00'), device, sub), sw('0000:04:00.0', dn('01'), device, sub), { ...sw('0000:05:00.0', [...dn('00'), '0000:06:00.0', '0000:05:00.0'], '0x2330', '0x0000'), class: '0x030200', vendor: '0x10de' }],
+        gpus: ['0000:05:00.0'],
+        numaNodes: [{ id: 0, cpulist: '0-7' }],
+        cpu: { arch: 'x86_64', vendor: 'GenuineIntel', family: 6, model: 143 },
+      };
+    };
+    const parentOfGpu = (topo: TopoPart, rule: 'none' | 'gen4' | 'gen4+gen5') => buildSystem(topo, [] as NcclIbDevice[], undefined, rule).parents.get('GPU:0000:05:00.0');
+    const gen4 = t('0xc010', '0xa064', '0xa064');
+    expect(parentOfGpu(gen4, 'none')).toBe('0000:03:00.0');
+    expect(parentOfGpu(gen4, 'gen4')).toBe('0000:01:00.0');
+    const gen5 = t('0xc030', '0x0064', '0x1064');
+    expect(parentOfGpu(gen5, 'gen4')).toBe('0000:03:00.0');
+    expect(parentOfGpu(gen5, 'gen4+gen5')).toBe('0000:01:00.0');
   });
   it('local NIC choice: ties by bandwidth then path type; channels spread when a NIC serves fewer GPUs', () => {
     const row = (types: number[], bw = 24) => types.map((type) => ({ type, bw, hops: 2, via: [] }));

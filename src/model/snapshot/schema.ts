@@ -189,6 +189,8 @@ const topoFunction = z.object({
   class: z.string().nullable(),
   vendor: z.string().nullable(),
   device: z.string().nullable(),
+  subsystemVendor: z.string().nullable().optional(),
+  subsystemDevice: z.string().nullable().optional(),
   numaNode: z.number().nullable(),
   maxLinkSpeed: z.string().nullable(),
   maxLinkWidth: z.number().nullable(),

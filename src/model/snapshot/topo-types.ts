@@ -10,6 +10,9 @@ export interface TopoFunction {
   class: string | null;
   vendor: string | null;
   device: string | null;
+  /** subsystem_vendor / subsystem_device: NCCL tells Broadcom PEX switch generations by them. */
+  subsystemVendor?: string | null;
+  subsystemDevice?: string | null;
   /** `numa_node` as read (-1 when the platform does not say), null when unreadable. */
   numaNode: number | null;
   maxLinkSpeed: string | null;

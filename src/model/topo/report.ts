@@ -179,7 +179,7 @@ export function localNetRule(profile: Profile): LocalNetRule {
 function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, fileNets: Map<string, string> | null = null): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const devices = placedByFile(ib?.selection.transport.used ? ib.selection.devices : [], fileNets);
-  return { ib, sys: buildSystem(topo, devices, rules.c2c) };
+  return { ib, sys: buildSystem(topo, devices, rules.c2c, rules.bcm) };
 }
 
 /** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */
@@ -233,6 +233,7 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
     pxnType: atLeast(v, '2.27.3') && intVar(vars['NCCL_PXN_C2C'], atLeast(v, '2.28.3') ? 1 : 0) !== 0 ? PATH.P2C : PATH.PXB,
     c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
     p2c: atLeast(v, '2.27.3'),
+    bcm: atLeast(v, '2.20.3') ? 'gen4+gen5' : atLeast(v, '2.9.6') ? 'gen4' : 'none',
   };
 }
 

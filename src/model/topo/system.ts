@@ -37,6 +37,7 @@ export interface TopoRules {
   c2c: { gpus: Set<string>; link: C2cLink };
   /** ≥ 2.27.3: C2C + PHB paths become P2C. */
   p2c: boolean;
+  bcm: BcmRule;
 }
 const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
 
@@ -109,8 +110,26 @@ function interCpuBw(cpu: TopoPart['cpu']): number {
   return LOC_BW;
 }
 
+/**
+ * Broadcom PEX switches present two levels where they sustain full bandwidth
+ * across all ports; NCCL folds the lower level into the upper (topo.cc
+ * ncclTopoFlattenBcmSwitches): Gen4 (1000:c010, subsystem 1000:axxx) from
+ * 2.9.6, Gen5 (1000:c030, subsystem 1000:0xxx over 1000:1xxx) from 2.20.3.
+ */
+export type BcmRule = 'none' | 'gen4' | 'gen4+gen5';
+
+function bcmGen(f: TopoFunction | undefined, level: 0 | 1, rule: BcmRule): number {
+  if (!f || rule === 'none') return 0;
+  const hex = (v: string | null | undefined) => (v ? parseInt(v, 16) : NaN);
+  const [vendor, device, sv, sd] = [hex(f.vendor), hex(f.device), hex(f.subsystemVendor), hex(f.subsystemDevice)];
+  if (vendor !== 0x1000 || sv !== 0x1000 || Number.isNaN(sd)) return 0;
+  if (device === 0xc010 && (sd & 0xf000) === 0xa000) return 4;
+  if (rule === 'gen4+gen5' && device === 0xc030 && (sd & 0xf000) === level * 0x1000) return 5;
+  return 0;
+}
+
 /** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps; `c2c` names the Grace GPUs and how this release links them. */
-export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }): TopoSystem {
+export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5'): TopoSystem {
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const nodes: TNode[] = [];
   const byKey = new Map<string, TNode>();
@@ -196,11 +215,44 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
     connect(nic, net, 'NET', mbps / 8000);
     nets.push(net);
   }
+  // Broadcom PEX: fold sub-switches of the same generation into their parent, top-down as NCCL meets them.
+  const depth = (n: TNode) => {
+    let d = 0;
+    for (let k = `PCI:${n.bdf}`; d < 32; d++) {
+      const p = parents.get(k);
+      if (!p || p.startsWith('CPU')) break;
+      k = `PCI:${p}`;
+    }
+    return d;
+  };
+  const flattened = new Set<TNode>();
+  for (const sw of nodes.filter((n) => n.kind === 'PCI').sort((a, b) => depth(a) - depth(b))) {
+    if (flattened.has(sw) || !nodes.includes(sw)) continue;
+    const gen = bcmGen(fns.get(sw.bdf!), 0, bcm);
+    if (!gen) continue;
+    const subs = sw.links.filter((l) => l.rem.kind === 'PCI' && parents.get(`PCI:${l.rem.bdf}`) === sw.bdf && bcmGen(fns.get(l.rem.bdf!), 1, bcm) === gen).map((l) => l.rem);
+    for (const sub of subs) {
+      sw.links = sw.links.filter((l) => l.rem !== sub);
+      for (const l of sub.links) {
+        if (l.rem === sw) continue;
+        sw.links.push({ ...l });
+        for (const back of l.rem.links) if (back.rem === sub) back.rem = sw;
+        const key = `${l.rem.kind}:${l.rem.bdf}`;
+        if (parents.get(key) === sub.bdf) parents.set(key, sw.bdf!);
+      }
+      sw.links.sort((p, q) => q.bw - p.bw);
+      nodes.splice(nodes.indexOf(sub), 1);
+      parents.delete(`PCI:${sub.bdf}`);
+      notes.push(`PCI switch ${sub.bdf} folded into ${sw.bdf} (Broadcom PEX Gen${gen}, as NCCL flattens it)`);
+    }
+    flattened.add(sw);
+  }
+
   // NVLinks between GPUs (nvidia-smi topo -m, in PCI order like topo.gpus): a direct NVL link per pair.
   const nvl = topo.nvlink?.links;
   if (nvl && nvl.length === gpus.length) {
     for (let i = 0; i < gpus.length; i++) for (let j = i + 1; j < gpus.length; j++) if ((nvl[i]?.[j] ?? 0) > 0) connect(gpus[i]!, gpus[j]!, 'NVL', nvl[i]![j]! * NVL_BW);
-  } else if (nvl) notes.push(`nvidia-smi shows ${nvl.length} GPUs where the PCI tree has ${gpus.length}: NVLinks left out`);
+  } else if (nvl) notes.push(`the NVLink data covers ${nvl.length} GPU(s) where the PCI tree has ${gpus.length}: NVLinks left out`);
   // NVLink-C2C: the Grace GPU to the CPU its PCI branch ends at.
   if (c2c.link !== 'none') {
     for (const g of gpus) {
@@ -329,7 +381,7 @@ export interface GpuNicMap {
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
 export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean): GpuNicMap {
-  const sys = buildSystem(topo, ibDevices, rules.c2c);
+  const sys = buildSystem(topo, ibDevices, rules.c2c, rules.bcm);
   const m = effectivePaths(sys, rules.local, rules.pxn, gdrOk, rules).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);

@@ -112,7 +112,7 @@ export function topoFromXml(system: XmlNode, what: string): TopoFromXml {
       // the file's link_speed/link_width (NCCL wrote them as the device/port minimum).
       const path = [...parentPath, bdf, bdf];
       const width = s.attrs['link_width'] !== undefined && /^\d+$/.test(s.attrs['link_width']) ? Number(s.attrs['link_width']) : null;
-      functions.push({ bdf, path, class: s.attrs['class'] ?? null, vendor: s.attrs['vendor'] ?? null, device: s.attrs['device'] ?? null, numaNode: numa, maxLinkSpeed: s.attrs['link_speed'] || null, maxLinkWidth: width, currentLinkSpeed: null, currentLinkWidth: null });
+      functions.push({ bdf, path, class: s.attrs['class'] ?? null, vendor: s.attrs['vendor'] ?? null, device: s.attrs['device'] ?? null, subsystemVendor: s.attrs['subsystem_vendor'] ?? null, subsystemDevice: s.attrs['subsystem_device'] ?? null, numaNode: numa, maxLinkSpeed: s.attrs['link_speed'] || null, maxLinkWidth: width, currentLinkSpeed: null, currentLinkWidth: null });
       const gpu = s.subs.find((x) => x.name === 'gpu');
       if (gpu || (s.attrs['class'] ?? '').startsWith('0x03')) {
         gpus.push(bdf);
@@ -145,6 +145,8 @@ export function topoFromXml(system: XmlNode, what: string): TopoFromXml {
   }
   if (!gpus.length && !nets.size) throw new UserError(`${what}: the topology XML holds no GPU and no NIC`);
   const order = [...gpus].sort();
-  const nvlink = nvl.size ? { links: order.map((a) => order.map((b) => (a === b ? 0 : (nvl.get(a)?.get(b) ?? nvl.get(b)?.get(a) ?? 0)))), source: what } : null;
+  // Only links between the file's GPUs count (an NVSwitch target is not a GPU).
+  const gpuLinks = [...nvl].some(([a, m]) => [...m.keys()].some((b) => b !== a && order.includes(b)));
+  const nvlink = gpuLinks ? { links: order.map((a) => order.map((b) => (a === b ? 0 : (nvl.get(a)?.get(b) ?? nvl.get(b)?.get(a) ?? 0)))), source: what } : null;
   return { topo: { functions, gpus: order, numaNodes, cpu: cpuInfo, nvlink }, nets, notes };
 }
