@@ -146,6 +146,12 @@ describe('against the prediction for roce-one-subnet (gpu-roce-07)', () => {
     expect(c(p, 'ibDevices')).toMatchObject({ status: 'differ', likely: 'nccl-version' });
     expect(p.versionSource).toMatch(/assuming the newest known release/);
   });
+  it('a log from a host of another name: the difference is put down to another node first', () => {
+    const r = json(['-', '--root', root, '--nccl-version', '2.21.5'], 'other-host:1:1 [0] NCCL INFO Using network Socket\n');
+    const t = c(r.d.prediction, 'transport');
+    expect(t).toMatchObject({ status: 'differ', likely: 'other-node' });
+    expect(t.evidence[0]).toMatch(/'other-host' is not named 'gpu-roce-07'/);
+  });
   it('--host names the log host; an unknown one is said', () => {
     const r = json([join(CORPUS, 'asym-a.log'), '--root', root, '--host', 'node02']);
     expect(r.d.prediction.logHost).toBe('node02');

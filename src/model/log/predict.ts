@@ -132,8 +132,9 @@ function explainDifference(c: Consumer, logIfnames: string[], agreesWithLogEnv: 
     if (x.host.netPlugin) return { likely: 'net-plugin', evidence: [`the log shows the net plugin '${x.host.netPlugin}' loaded: the plugin, not NCCL's IB transport, decides the devices and the network`] };
   }
   if (x.envDiff.length) return { likely: 'environment', evidence: [`the job ran with ${x.envDiff.map((d) => `${d.name}=${d.log}`).join(', ')}; this node has ${x.envDiff.map((d) => `${d.name}=${d.node ?? '(unset)'}`).join(', ')}`] };
+  // A log from a host of another name is first of all another node's log.
+  if (x.hostNote) return { likely: 'other-node', evidence: [x.hostNote, ...(x.versionFromLog ? [] : [`the log states no NCCL version; predicted with ${x.versionUsed}`])] };
   if (!x.versionFromLog) return { likely: 'nccl-version', evidence: [`the log states no NCCL version; predicted with ${x.versionUsed}`] };
-  if (x.hostNote) return { likely: 'other-node', evidence: [x.hostNote] };
   return { likely: 'unexplained', evidence: ['the log and this node\'s data agree on the environment and version: the node changed since the job ran (links, addresses, ports), or ncclx mispredicts — please report it with the log and `ncclx snapshot`'] };
 }
 
