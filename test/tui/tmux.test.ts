@@ -5,11 +5,10 @@
 // the reason, only when tmux is missing.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, RUN_TMUX, SKIP_REASON, tmuxServer, type Tmux } from './tmux-harness.js';
+import { tempDir } from '../helpers/tmp.js';
 
 // Made only when the suite runs: a skipped file runs no hooks, so nothing would remove it.
 const T: Tmux = RUN_TMUX ? tmuxServer() : (null as unknown as Tmux);
@@ -130,7 +129,8 @@ describe.skipIf(!RUN_TMUX)('ncclx doctor in a real terminal (tmux)', () => {
   });
 
   it("--snapshot: another node's data in the UI", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'x'));
+    // Removed after the file whether this test passes or not.
+    const dir = tempDir('ncclx-tui-snap-');
     const file = join(dir, 'node7.json');
     expect(spawnSync(process.execPath, ['dist/cli.js', 'snapshot', '--root', 'test/fixtures/ib8-storage', '-o', file], { cwd: ROOT }).status).toBe(0);
     start('snap', `node dist/cli.js doctor --snapshot ${file}`);
@@ -139,7 +139,6 @@ describe.skipIf(!RUN_TMUX)('ncclx doctor in a real terminal (tmux)', () => {
     expect(s).toContain(`12 RDMA ports · snapshot ${dir}`);
     keys('snap', 'q');
     await waitScreen('snap', /EXIT=0/);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a snapshot that cannot be read: the terminal is restored, the error printed, exit 2', async () => {
