@@ -116,6 +116,11 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
   const current = useMemo(() => (cache ? cache.get(whatIf) : null), [cache, whatIf]);
 
   const keys = useKeyDispatch((input, key) => {
+    // Ink quits on a Ctrl-C read alone; one that arrives in a burst with other keys is split out here.
+    if (key.ctrl && input === 'c') {
+      exit();
+      return;
+    }
     if (help) {
       setHelp(false);
       if (input === 'q') exit();

@@ -423,6 +423,17 @@ describe('keys that arrive together: control keys', () => {
 });
 
 describe('quit', () => {
+  it('Ctrl-C in a burst of keys (typed fast, pasted) still quits, even while a field is being edited', async () => {
+    const app = renderApp({ snapshot: await load() });
+    await app.waitFor(/results/);
+    await app.press('4', KEY.enter);
+    await app.waitFor(/editing/);
+    await app.press('ab\x03');
+    await sleep(100);
+    const n = app.frames.length;
+    await app.press('2', '3');
+    expect(app.frames.length).toBe(n);
+  });
   it('q ends the app (no further frames)', async () => {
     const app = renderApp({ snapshot: await load() });
     await app.waitFor(/results/);
