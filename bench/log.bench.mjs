@@ -100,6 +100,18 @@ export default async function () {
     console.log(`| ncclx log --json | ${best.toFixed(0)} ms | ${mbs(best).toFixed(0)} |`);
     target('log --json throughput / grep', mbs(best) / mbs(grep), { min: 1 / 3, unit: '×', digits: 2 });
     target('log --json peak memory', rssKb / 1024, { max: 200, unit: ' MiB', digits: 0 });
+
+    // Hostile input: every line a distinct 60 KB blob before NCCL's header (nothing may be kept per line).
+    const hostile = join(dir, 'hostile.log');
+    const fd = openSync(hostile, 'w');
+    const blob = 'x'.repeat(60_000);
+    for (let i = 0; i < Math.max(100, Math.round((MB / 4) * 17)); i++) writeSync(fd, `${i.toString(36).padStart(8, '0')}${blob} n1:1:1 [0] NCCL INFO Using network IB\n`);
+    closeSync(fd);
+    const h = timed(process.execPath, [join(here, 'measure.mjs'), 'log', hostile, '--json']);
+    if (h.r.status !== 0) throw new Error(`ncclx log on the hostile file exited ${h.r.status}: ${h.r.stderr}`);
+    const hostileMb = statSync(hostile).size / 1048576;
+    console.log(`hostile log (${hostileMb.toFixed(0)} MiB of distinct 60 KB prefixes): ${h.ms.toFixed(0)} ms`);
+    target('log --json peak memory, distinct long prefixes', Number(/MAXRSS_KB (\d+)/.exec(h.r.stderr)?.[1] ?? 0) / 1024, { max: 200, unit: ' MiB', digits: 0 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -83,6 +83,8 @@ export function parseLauncher(text: string): LauncherInfo {
 
 const prefixCache = new Map<string, Prefix | null>();
 const PREFIX_CACHE_MAX = 50_000;
+/** Longest prefix kept in the cache: 50,000 × 512 characters bounds it at about 50 MB. */
+const PREFIX_CACHE_KEY_MAX = 512;
 
 let lastPre = '';
 let lastPrefix: Prefix | null = null;
@@ -107,6 +109,8 @@ function parsePrefix(pre: string): Prefix | null {
         launcher: m.index > 0 ? parseLauncher(pre.slice(0, m.index)) : NO_LAUNCHER,
       }
     : null;
+  // Real headers are short; a long prefix (a pasted blob before NCCL's text) is parsed, not kept.
+  if (pre.length > PREFIX_CACHE_KEY_MAX) return p;
   if (prefixCache.size >= PREFIX_CACHE_MAX) prefixCache.clear();
   prefixCache.set(pre, p);
   if (p) {
