@@ -138,7 +138,21 @@ class LineSplitter {
   }
 }
 
-async function readOne(name: string, sink: LineSink, stdin: NodeJS.ReadableStream): Promise<LogInput> {
+/** An error thrown by the sink (a bug in ncclx), carried past the input-error handling unchanged. */
+class SinkError extends Error {
+  constructor(readonly inner: unknown) {
+    super('sink');
+  }
+}
+
+async function readOne(name: string, sinkIn: LineSink, stdin: NodeJS.ReadableStream): Promise<LogInput> {
+  const sink: LineSink = (line, cut) => {
+    try {
+      sinkIn(line, cut);
+    } catch (e) {
+      throw new SinkError(e);
+    }
+  };
   const raw: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: CHUNK });
   const label = name === '-' ? 'standard input' : name;
   const splitter = new LineSplitter(sink);
@@ -196,6 +210,7 @@ async function readOne(name: string, sink: LineSink, stdin: NodeJS.ReadableStrea
     splitter.push(decoder.end());
     splitter.end();
   } catch (e) {
+    if (e instanceof SinkError) throw e.inner;
     if (e instanceof UserError) throw e;
     const err = e as NodeJS.ErrnoException;
     const why = err.code === 'Z_DATA_ERROR' || err.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(err.message) ? 'corrupt or truncated gzip data' : (err.code ?? err.message);

@@ -96,6 +96,7 @@ export function renderLog(a: LogAnalysis, inputs: LogInputSummary[], prediction:
   const files = inputs.length === 1 ? (inputs[0]!.name === '-' ? 'standard input' : inputs[0]!.name) : `${inputs.length} files`;
   out.push(s.bold(`NCCL log: ${files} — ${a.input.lines} lines, ${a.input.ncclLines} from NCCL, ${a.hosts.length} host${a.hosts.length === 1 ? '' : 's'}, ${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'}`));
   if (a.input.truncatedLines) out.push(s.warn(`  ${a.input.truncatedLines} line(s) longer than 64 KiB were cut`));
+  if (a.input.capped) out.push(s.warn(`  ${a.input.capped} fact(s) not kept: more hosts, ranks or distinct warnings than ncclx holds (docs/log-json.md)`));
   out.push('', s.bold('Summary (first line stating each)'));
   const rows: [string, string][] = [
     ['NCCL version', sm.ncclVersion ?? '-'],

@@ -223,6 +223,17 @@ describe('bad input: one line naming it, exit 2, bounded', () => {
     expect(r.d.input.truncatedLines).toBe(1);
     expect(r.d.summary.transport).toBe('IB');
   });
+  it('bounded whatever the log holds: 25,000 hosts keep 20,000 and one overflow entry, a 10 KB WARN keeps its first 4,096 characters', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 25_000; i++) lines.push(`host${i}:1:1 [0] NCCL INFO Using network IB`);
+    lines.push(`host1:1:1 [0] x.cc:1 NCCL WARN ${'w'.repeat(10_000)}`);
+    const r = json(['-'], lines.join('\n') + '\n');
+    expect(r.status).toBe(1);
+    expect(r.d.hosts).toHaveLength(20_001);
+    expect(r.d.hosts.some((h: { host: string }) => h.host === '(more hosts than ncclx keeps)')).toBe(true);
+    expect(r.d.input.capped).toBeGreaterThan(0);
+    expect(r.d.summary.errors[0].line.length).toBe(4097);
+  });
   it('a truncated last line (no newline) still counts', () => {
     const r = json(['-'], 'n1:1:1 [0] NCCL INFO Using network Socket');
     expect(r.d.summary.transport).toBe('Socket');

@@ -5,7 +5,7 @@
 // the log's size.
 
 import { factOf, type Endpoint, type Fact, type IbEntry } from './facts.js';
-import { parseLine, type LogLine, type Prefix } from './line.js';
+import { own, parseLine, type LogLine, type Prefix } from './line.js';
 import { infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
 export interface LogProblem {
@@ -88,7 +88,8 @@ export interface LogSummary {
 }
 
 export interface LogAnalysis {
-  input: { lines: number; ncclLines: number; truncatedLines: number };
+  /** capped: facts not kept because a bound was reached (hosts, ranks, distinct warnings). */
+  input: { lines: number; ncclLines: number; truncatedLines: number; capped: number };
   summary: LogSummary;
   hosts: HostFacts[];
   ranks: RankFacts[];
@@ -115,8 +116,31 @@ interface ProblemState {
 }
 
 const UNKNOWN_HOST = '(unknown host)';
+// What the collector keeps is bounded whatever the log holds (a crafted or corrupt log must not
+// take the memory of the machine): beyond these, facts go to one overflow entry and input.capped counts them.
 const MAX_DEDUP = 200_000;
-const MAX_RANKS = 1_000_000;
+const MAX_RANKS = 200_000;
+const MAX_HOSTS = 20_000;
+const MAX_PROBLEMS = 2_000;
+const MAX_MAP = 50_000;
+const MAX_PER_HOST = 256;
+/** The first line of a problem is kept to show it, up to this many characters. */
+const LINE_KEEP = 4096;
+const OVERFLOW_HOST = '(more hosts than ncclx keeps)';
+
+/** cyrb53: a 53-bit string hash, so duplicate detection keeps numbers, not lines. */
+function hash53(str: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
 
 function newHost(host: string): HostState {
   return { host, pids: new Set(), ncclVersion: null, bootstrap: null, socket: null, ib: null, ibNoDevice: false, ibOob: null, netPlugin: null, transport: null, env: {}, gidIndex: {}, gdr: [], problems: new Map() };
@@ -135,12 +159,13 @@ export class LogCollector {
   /** The process of a header with a host field, by the header object's identity (the hot path). */
   private readonly procOfPrefix = new Map<Prefix, Proc>();
   private readonly problems = new Map<string, ProblemState>();
-  private readonly seenWarn = new Set<string>();
+  private readonly seenWarn = new Set<number>();
+  private capped = 0;
   /** Launcher task → host, learned from NCCL lines, for bare lines that carry no host. */
   private readonly taskHost = new Map<string, string>();
   /** Launcher host (pdsh name, Ray ip) → NCCL's host field, for the same reason. */
   private readonly launcherHost = new Map<string, string>();
-  private readonly bareVersions: { task: string | null; host: string | null; version: string }[] = [];
+  private readonly bareVersions = new Map<string, { task: string | null; host: string | null; version: string }>();
 
   /** One input line (without its newline). `truncated`: the reader cut it at its line limit. */
   addLine(raw: string, truncated = false): void {
@@ -161,7 +186,13 @@ export class LogCollector {
 
   private hostState(name: string): HostState {
     let h = this.hosts.get(name);
-    if (!h) this.hosts.set(name, (h = newHost(name)));
+    if (!h) {
+      if (this.hosts.size >= MAX_HOSTS && name !== OVERFLOW_HOST) {
+        this.capped++;
+        return this.hostState(OVERFLOW_HOST);
+      }
+      this.hosts.set(name, (h = newHost(name)));
+    }
     return h;
   }
 
@@ -173,11 +204,15 @@ export class LogCollector {
     const key = `${host}\u0000${l.pid ?? ''}`;
     let p = this.procs.get(key);
     if (!p) {
+      if (this.procs.size >= MAX_MAP) {
+        this.capped++;
+        return { host: this.hostState(host), pid: l.pid, byRank: new Map() };
+      }
       this.procs.set(key, (p = { host: this.hostState(host), pid: l.pid, byRank: new Map() }));
       if (l.pid !== null) p.host.pids.add(l.pid);
     }
     if (l.prefix && l.host) {
-      if (this.procOfPrefix.size > 100_000) this.procOfPrefix.clear();
+      if (this.procOfPrefix.size > 20_000) this.procOfPrefix.clear();
       this.procOfPrefix.set(l.prefix, p);
     }
     return p;
@@ -186,7 +221,10 @@ export class LogCollector {
   private rankState(proc: Proc, rank: number): RankFacts | null {
     let r = proc.byRank.get(rank);
     if (!r) {
-      if (this.ranks.size >= MAX_RANKS) return null;
+      if (this.ranks.size >= MAX_RANKS) {
+        this.capped++;
+        return null;
+      }
       r = { host: proc.host.host, pid: proc.pid, rank, nranks: null, cudaDev: null, busId: null, comm: null, initComplete: false, transports: {}, netDevices: [], netChannels: 0, gdrChannels: 0 };
       proc.byRank.set(rank, r);
       this.ranks.set(`${proc.host.host}\u0000${proc.pid ?? ''}\u0000${rank}`, r);
@@ -205,11 +243,11 @@ export class LogCollector {
     }
     const host = this.hostOf(l);
     if (l.host) {
-      if (l.launcher.task && !this.taskHost.has(l.launcher.task)) this.taskHost.set(l.launcher.task, l.host);
-      if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host)) this.launcherHost.set(l.launcher.host, l.host);
+      if (l.launcher.task && !this.taskHost.has(l.launcher.task) && this.taskHost.size < MAX_MAP) this.taskHost.set(l.launcher.task, l.host);
+      if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
     }
     if (l.level === 'WARN') {
-      const key = raw.trim();
+      const key = hash53(raw.trim());
       if (this.seenWarn.has(key)) return;
       if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(key);
       this.problem(warnProblem(l.message), raw, host, l.repeat);
@@ -219,7 +257,8 @@ export class LogCollector {
       const f = factOf(l.message);
       if (f?.kind === 'version') {
         this.summary.ncclVersion ??= f.version;
-        this.bareVersions.push({ task: l.launcher.task, host: l.launcher.host, version: f.version });
+        const key = `${l.launcher.task ?? ''}\u0000${l.launcher.host ?? ''}\u0000${f.version}`;
+        if (!this.bareVersions.has(key) && this.bareVersions.size < MAX_MAP) this.bareVersions.set(key, { task: l.launcher.task, host: l.launcher.host, version: f.version });
       }
       return;
     }
@@ -231,11 +270,18 @@ export class LogCollector {
   }
 
   private problem(m: ProblemMatch, raw: string, host: string, repeat: number): void {
-    const key = `${m.signature.id}\u0000${m.detail}`;
+    let key = `${m.signature.id}\u0000${m.detail.slice(0, 200)}`;
     let p = this.problems.get(key);
-    if (!p) this.problems.set(key, (p = { match: m, line: raw, count: 0, hosts: new Set() }));
+    if (!p && this.problems.size >= MAX_PROBLEMS) {
+      // Past the cap every new signature counts under one entry.
+      this.capped++;
+      key = '\u0000overflow';
+      p = this.problems.get(key);
+      m = { signature: { ...m.signature, id: 'warn:(more distinct warnings than ncclx keeps)', title: 'more distinct warnings than ncclx keeps' }, detail: '' };
+    }
+    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: own(raw.length > LINE_KEEP ? `${raw.slice(0, LINE_KEEP)}…` : raw), count: 0, hosts: new Set() }));
     p.count += repeat;
-    p.hosts.add(host);
+    if (p.hosts.size < MAX_PER_HOST) p.hosts.add(host);
     const h = this.hostState(host);
     h.problems.set(m.signature.id, (h.problems.get(m.signature.id) ?? 0) + repeat);
   }
@@ -243,11 +289,11 @@ export class LogCollector {
   private channel(f: Extract<Fact, { kind: 'channel' }>, proc: Proc): void {
     const r = this.rankState(proc, f.rank);
     if (!r) return;
-    r.transports[f.transport] = (r.transports[f.transport] ?? 0) + 1;
+    if (f.transport in r.transports || Object.keys(r.transports).length < 64) r.transports[f.transport] = (r.transports[f.transport] ?? 0) + 1;
     if (f.transport.startsWith('NET/')) {
       r.netChannels++;
       if (f.gdr) r.gdrChannels++;
-      if (f.netDev !== null && !r.netDevices.includes(f.netDev)) r.netDevices.push(f.netDev);
+      if (f.netDev !== null && !r.netDevices.includes(f.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(f.netDev);
       // Without a `Using network` line, the channel's transport is the one NCCL used.
       if (this.summary.transport === null) this.summary.transport = f.transport.slice(4);
       if (proc.host.transport === null) proc.host.transport = f.transport.slice(4);
@@ -264,8 +310,8 @@ export class LogCollector {
         h.ncclVersion ??= f.version;
         break;
       case 'env':
-        if (!(f.name in s.env)) s.env[f.name] = f.value;
-        if (!(f.name in h.env)) h.env[f.name] = f.value;
+        if (!(f.name in s.env) && Object.keys(s.env).length < MAX_PER_HOST) s.env[f.name] = f.value;
+        if (!(f.name in h.env) && Object.keys(h.env).length < MAX_PER_HOST) h.env[f.name] = f.value;
         break;
       case 'bootstrap':
         if (f.endpoint) {
@@ -308,8 +354,8 @@ export class LogCollector {
         r.nranks = f.nranks;
         if (f.cudaDev !== null) r.cudaDev = f.cudaDev;
         else if (l.cudaDev !== null && l.cudaDev >= 0) r.cudaDev ??= l.cudaDev;
-        if (f.busId) r.busId = f.busId;
-        if (f.comm) r.comm = f.comm;
+        if (f.busId && r.busId !== f.busId) r.busId = own(f.busId);
+        if (f.comm && r.comm !== f.comm) r.comm = own(f.comm);
         if (f.stage === 'complete') r.initComplete = true;
         break;
       }
@@ -317,10 +363,10 @@ export class LogCollector {
         this.channel(f, proc);
         break;
       case 'gid':
-        if (!(String(f.ibDev) in h.gidIndex)) h.gidIndex[String(f.ibDev)] = f.gidIndex;
+        if (!(String(f.ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(f.ibDev)] = f.gidIndex;
         break;
       case 'gdr-hca':
-        if (!h.gdr.some((g) => g.hca === f.hca)) h.gdr.push({ hca: f.hca, name: f.name, enabled: f.enabled });
+        if (!h.gdr.some((g) => g.hca === f.hca) && h.gdr.length < MAX_PER_HOST) h.gdr.push({ hca: f.hca, name: f.name, enabled: f.enabled });
         break;
       case 'plugin-missing':
         break;
@@ -329,7 +375,7 @@ export class LogCollector {
 
   result(): LogAnalysis {
     // Bare `NCCL version` lines belong to the host their launcher task showed elsewhere.
-    for (const b of this.bareVersions) {
+    for (const b of this.bareVersions.values()) {
       const host = (b.host ? (this.launcherHost.get(b.host) ?? b.host) : undefined) ?? (b.task ? this.taskHost.get(b.task) : undefined);
       if (!host) continue;
       const h = this.hostState(host);
@@ -365,7 +411,7 @@ export class LogCollector {
     const ranks = [...this.ranks.values()].sort((a, b) => a.rank - b.rank || a.host.localeCompare(b.host, 'en', { numeric: true }) || (a.pid ?? 0) - (b.pid ?? 0));
     const { socketStated: _s, ibStated: _i, ...summary } = this.summary;
     return {
-      input: { lines: this.lines, ncclLines: this.ncclLines, truncatedLines: this.truncated },
+      input: { lines: this.lines, ncclLines: this.ncclLines, truncatedLines: this.truncated, capped: this.capped },
       summary: { ...summary, errors: problems.filter((p) => p.severity === 'error'), warnings: problems.filter((p) => p.severity === 'warn') },
       hosts,
       ranks,

@@ -3,6 +3,8 @@
 // interfaces, the IB devices and OOB, the network plugin and transport, a
 // communicator rank, a channel's transport, a GID index. Pure.
 
+import { own } from './line.js';
+
 export interface Endpoint {
   ifname: string;
   /** The bare address, without NCCL's `<port>`; null for the OOB-net form `dev:port`. */
@@ -35,19 +37,28 @@ export type Fact =
   | { kind: 'gid'; ibDev: number; port: number; gidIndex: number }
   | { kind: 'gdr-hca'; hca: number; name: string; enabled: boolean };
 
+/** Longest name or address kept from a line (Linux interface names are ≤ 15 bytes; a crafted line must not make facts huge). */
+export const FIELD_MAX = 256;
+/** Kept facts are cut to `max` and copied (own: a slice would keep its whole read alive). */
+const clip = (v: string, max = FIELD_MAX) => own(v.length > max ? `${v.slice(0, max)}…` : v);
+
 /** `name:addr<port>` as NCCL prints an interface; `name:<int>` (bootstrap over a net device) has no address. */
 export function parseEndpoint(text: string): Endpoint | null {
   const t = text.trim();
+  if (t.length > 4 * FIELD_MAX) {
+    const e = parseEndpoint(t.slice(0, 4 * FIELD_MAX));
+    return e && { ifname: clip(e.ifname), address: e.address && clip(e.address) };
+  }
   if (!t) return null;
   const c = t.indexOf(':');
   if (c === 0) return null;
   if (c < 0) return { ifname: t, address: null };
-  const ifname = t.slice(0, c);
+  const ifname = clip(t.slice(0, c));
   let rest = t.slice(c + 1);
   const port = /<-?\d*>$/.exec(rest);
   if (port) rest = rest.slice(0, port.index);
   else if (/^-?\d+$/.test(rest)) return { ifname, address: null };
-  return { ifname, address: rest || null };
+  return { ifname, address: rest ? clip(rest) : null };
 }
 
 /** `[0]eth0:10.0.0.1<0> [1]…` (also the ≤ 2.7 indexed bootstrap list) or a single `eth0:10.0.0.1<0>`. */
@@ -74,10 +85,14 @@ function ibDevices(list: string, ro: boolean): IbEntry[] {
   // Merged groups `[n]={[a] dev:port/LL, [b] …}` (2.20.3–2.23.x).
   let rest = list;
   for (const g of list.matchAll(/\[(\d+)\]=\{([^}]*)\}/g)) {
-    for (const m of g[2]!.matchAll(IB_DEV)) out.push({ index: Number(m[1]), device: m[2]!, port: Number(m[3]), linkLayer: m[4]!, relaxedOrdering: ro, mergedInto: Number(g[1]) });
+    for (const m of g[2]!.matchAll(IB_DEV)) out.push({ index: Number(m[1]), device: clip(m[2]!), port: Number(m[3]), linkLayer: clip(m[4]!), relaxedOrdering: ro, mergedInto: Number(g[1]) });
     rest = rest.replace(g[0], ' ');
   }
-  for (const m of rest.matchAll(IB_DEV)) out.push({ index: Number(m[1]), device: m[2]!, port: Number(m[3]), linkLayer: m[4]!, relaxedOrdering: ro, mergedInto: null });
+  for (const m of rest.matchAll(IB_DEV)) {
+    out.push({ index: Number(m[1]), device: clip(m[2]!), port: Number(m[3]), linkLayer: clip(m[4]!), relaxedOrdering: ro, mergedInto: null });
+    // NCCL prints at most a few dozen devices; a crafted line is not kept whole.
+    if (out.length >= 1024) break;
+  }
   return out.sort((a, b) => a.index - b.index);
 }
 
@@ -101,7 +116,8 @@ function channelVia(via: string): Via {
   let v = viaCache.get(via);
   if (!v) {
     if (viaCache.size > 10_000) viaCache.clear();
-    viaCache.set(via, (v = channelTransport(via)));
+    const key = clip(via, 128);
+    viaCache.set(key, (v = channelTransport(key)));
   }
   return v;
 }
@@ -194,7 +210,7 @@ export function factOf(msg: string): Fact | null {
     case 78 /* N */: {
       if (msg.startsWith('NCCL version ')) {
         const m = /^NCCL version (\d+\.\d+\.\d+)([^+\s]*)(?:\+cuda(\d+\.\d+))?/.exec(msg);
-        return m ? { kind: 'version', version: m[1]!, cuda: m[3] ?? null } : null;
+        return m ? { kind: 'version', version: clip(m[1]!, 32), cuda: m[3] ? clip(m[3], 32) : null } : null;
       }
       if (msg.startsWith('NCCL_')) {
         const m = ENV.exec(msg);
@@ -202,7 +218,7 @@ export function factOf(msg: string): Fact | null {
         let value = m[2]!;
         // Integer parameters print `%lld.`; strings print as they are.
         if (/^-?\d+\.$/.test(value)) value = value.slice(0, -1);
-        return { kind: 'env', name: m[1]!, value };
+        return { kind: 'env', name: clip(m[1]!), value: clip(value, 4096) };
       }
       if (msg.startsWith('NET/Socket')) {
         const m = /^NET\/Socket ?: ?Using ?(.*)$/.exec(msg);
@@ -220,17 +236,17 @@ export function factOf(msg: string): Fact | null {
         const g = GID.exec(msg);
         if (g) return { kind: 'gid', ibDev: Number(g[1]), port: Number(g[2]), gidIndex: Number(g[3]) };
         const d = GDR_HCA.exec(msg);
-        if (d) return { kind: 'gdr-hca', hca: Number(d[2]), name: d[3]!, enabled: d[1] === 'Enabled' };
+        if (d) return { kind: 'gdr-hca', hca: Number(d[2]), name: clip(d[3]!), enabled: d[1] === 'Enabled' };
         return null;
       }
       if (msg.startsWith('NET/Plugin')) {
         const l = /Loaded (?:net )?plugin (.+?)(?: \(v\d+\))?\.?$/.exec(msg);
-        if (l && !/collnet/i.test(msg)) return { kind: 'plugin', name: l[1]! };
+        if (l && !/collnet/i.test(msg)) return { kind: 'plugin', name: clip(l[1]!) };
         if (/No plugin found|Could not find/i.test(msg)) return { kind: 'plugin-missing', text: msg };
         return null;
       }
       const d = GDR_HCA.exec(msg);
-      if (d) return { kind: 'gdr-hca', hca: Number(d[2]), name: d[3]!, enabled: d[1] === 'Enabled' };
+      if (d) return { kind: 'gdr-hca', hca: Number(d[2]), name: clip(d[3]!), enabled: d[1] === 'Enabled' };
       return null;
     }
     case 66 /* B */: {
@@ -241,14 +257,15 @@ export function factOf(msg: string): Fact | null {
     }
     case 85 /* U */: {
       const m = /^Using network (.+?)\s*$/.exec(msg);
-      return m ? { kind: 'network', name: m[1]! } : null;
+      return m ? { kind: 'network', name: clip(m[1]!) } : null;
     }
   }
   if (msg.includes('rank ') && msg.includes('comm ')) {
     const m = RANK.exec(msg);
     if (m) {
       const stage = m[7] === 'START' ? 'start' : m[7] === 'COMPLETE' ? 'complete' : null;
-      return { kind: 'rank', comm: m[1]!, rank: Number(m[2]), nranks: Number(m[3]), cudaDev: m[4] !== undefined ? Number(m[4]) : null, busId: m[5] ?? null, commId: m[6] ?? null, stage };
+      // Not copied here (rank lines are frequent): the collector copies what it keeps when it changes.
+      return { kind: 'rank', comm: m[1]!.slice(0, 32), rank: Number(m[2]), nranks: Number(m[3]), cudaDev: m[4] !== undefined ? Number(m[4]) : null, busId: m[5] ? m[5].slice(0, 32) : null, commId: m[6] ? m[6].slice(0, 32) : null, stage };
     }
   }
   return null;

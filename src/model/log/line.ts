@@ -81,6 +81,13 @@ export function parseLauncher(text: string): LauncherInfo {
   return host === null && task === null ? NO_LAUNCHER : { host, task };
 }
 
+/**
+ * A copy of a string that does not keep the text it was cut from alive: V8
+ * keeps a slice's parent string (here a whole 1 MiB read) for as long as the
+ * slice lives, so anything the collector keeps is copied first.
+ */
+export const own = (s: string): string => (s.length === 0 ? '' : (JSON.parse(JSON.stringify(s)) as string));
+
 const prefixCache = new Map<string, Prefix | null>();
 const PREFIX_CACHE_MAX = 50_000;
 /** Longest prefix kept in the cache: 50,000 × 512 characters bounds it at about 50 MB. */
@@ -98,6 +105,10 @@ function parsePrefix(pre: string): Prefix | null {
     lastPrefix = hit;
   }
   if (hit !== undefined) return hit;
+  // Real headers are short and kept: parsed from a copy, so the fields and the cache key keep
+  // nothing else alive. A long prefix (a pasted blob before NCCL's text) is parsed, not kept.
+  const keep = pre.length <= PREFIX_CACHE_KEY_MAX;
+  if (keep) pre = own(pre);
   const m = HEADER.exec(pre);
   const p: Prefix | null = m
     ? {
@@ -109,8 +120,7 @@ function parsePrefix(pre: string): Prefix | null {
         launcher: m.index > 0 ? parseLauncher(pre.slice(0, m.index)) : NO_LAUNCHER,
       }
     : null;
-  // Real headers are short; a long prefix (a pasted blob before NCCL's text) is parsed, not kept.
-  if (pre.length > PREFIX_CACHE_KEY_MAX) return p;
+  if (!keep) return p;
   if (prefixCache.size >= PREFIX_CACHE_MAX) prefixCache.clear();
   prefixCache.set(pre, p);
   if (p) {
@@ -172,7 +182,7 @@ export function parseLine(raw: string): LogLine | null {
   if (v) {
     const before = s.slice(0, v.index + (v[0].startsWith('NCCL') ? 0 : 1));
     const { message, repeat } = finish(s.slice(s.indexOf('NCCL version', v.index)));
-    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: parseLauncher(before), message, repeat, prefix: null };
+    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: parseLauncher(own(before)), message, repeat, prefix: null };
   }
   return null;
 }
