@@ -179,9 +179,15 @@ function channelFast(msg: string): Fact | null {
     i += 10;
   }
   if (!msg.startsWith('via ', i) || i + 4 >= msg.length) return null;
-  const t = channelVia(msg.slice(i + 4));
+  return channelFact(a[0], b[0], direction, msg.slice(i + 4));
+}
+
+/** A channel line's fact from its two ranks as printed (`from -> to`), its direction and its `via` text. */
+function channelFact(from: number, to: number, direction: 'send' | 'receive' | null, via: string): Fact {
+  const t = channelVia(via);
+  // A [receive] line names the peer first and this rank second.
   const recv = direction === 'receive';
-  return { kind: 'channel', rank: recv ? b[0] : a[0], peer: recv ? a[0] : b[0], transport: t.transport, netDev: t.netDev, gdr: t.gdr, direction };
+  return { kind: 'channel', rank: recv ? to : from, peer: recv ? from : to, transport: t.transport, netDev: t.netDev, gdr: t.gdr, direction };
 }
 
 /** The fact an INFO/VERSION message states, or null. WARN lines are judged by signatures.ts. */
@@ -192,20 +198,12 @@ export function factOf(msg: string): Fact | null {
       const fast = channelFast(msg);
       if (fast) return fast;
       const m = CHANNEL.exec(msg);
-      if (!m) return null;
-      const t = channelVia(m[4]!);
-      const direction = (m[3] as 'send' | 'receive' | undefined) ?? null;
-      // A [receive] line names the peer first and this rank second.
-      const recv = direction === 'receive';
-      return { kind: 'channel', rank: Number(recv ? m[2] : m[1]), peer: Number(recv ? m[1] : m[2]), transport: t.transport, netDev: t.netDev, gdr: t.gdr, direction };
+      return m ? channelFact(Number(m[1]), Number(m[2]), (m[3] as 'send' | 'receive' | undefined) ?? null, m[4]!) : null;
     }
     case 82 /* R */: {
       const m = msg.startsWith('Ring ') ? RING.exec(msg) : null;
       if (!m) break;
-      const t = channelVia(m[4]!);
-      const direction = (m[3] as 'send' | 'receive' | undefined) ?? null;
-      const recv = direction === 'receive';
-      return { kind: 'channel', rank: Number(recv ? m[2] : m[1]), peer: Number(recv ? m[1] : m[2]), transport: t.transport, netDev: t.netDev, gdr: t.gdr, direction };
+      return channelFact(Number(m[1]), Number(m[2]), (m[3] as 'send' | 'receive' | undefined) ?? null, m[4]!);
     }
     case 78 /* N */: {
       if (msg.startsWith('NCCL version ')) {
