@@ -174,11 +174,9 @@ function tailCuts(buf: Buffer, from: number): Cut[] {
   // The end of the kernel object: just before pci (the last member), or before the end of the file.
   const pci = buf.lastIndexOf(PCI_KEY);
   let kernelEnd: number;
-  let pciCut: Cut | null = null;
   if (pci > rules && keyAtIndent(buf, pci, 2) && at(buf, Buffer.from('\n  },\n  '), pci - 8)) {
+    // pci stays: compare reads its topology (GPU → NIC, CMP-070/071); it is small beside the GID tables.
     kernelEnd = pci - 8;
-    const close = buf.lastIndexOf(Buffer.from('\n  }\n}'));
-    if (close > pci && buf.subarray(close + 6).toString('latin1').trim() === '') pciCut = [pci - 4, close + 4, ''];
   } else {
     const close = buf.lastIndexOf(Buffer.from('\n  }\n}'));
     if (close < rules || buf.subarray(close + 6).toString('latin1').trim() !== '') return cuts;
@@ -190,8 +188,6 @@ function tailCuts(buf: Buffer, from: number): Cut[] {
   if (q > 0 && keyAtIndent(buf, q, 4) && n > q && keyAtIndent(buf, n, 4) && at(buf, Buffer.from('\n    },\n    '), n - 12) && membersIn(buf, n - 5, kernelEnd) === 3) {
     cuts.push([q, kernelEnd, KERNEL_TAIL]);
   }
-  // pci stays: compare reads its topology (GPU → NIC, CMP-070/071); it is small beside the GID tables.
-  void pciCut;
   return cuts;
 }
 
