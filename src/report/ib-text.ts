@@ -8,13 +8,8 @@ import { gidIPv4, parseGid, typeLabel } from '../model/nccl/gid.js';
 import type { Finding } from '../model/nccl/socket-findings.js';
 import type { RdmaPart, SysfsRead } from '../model/snapshot/rdma-types.js';
 import type { Style } from './style.js';
+import { table } from './table.js';
 
-/** Pad to a width measured in characters (no colour codes inside). */
-function table(rows: string[][], sep = '  '): string[] {
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join(sep).trimEnd());
-}
 
 const ll = (p: PortReport) => (p.linkLayer === 'InfiniBand' ? 'IB' : p.linkLayer === 'Ethernet' ? 'RoCE' : p.linkLayer ?? '?');
 

@@ -5,6 +5,7 @@
 import type { TopoReport } from '../model/topo/report.js';
 import { fixLines, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
+import { table } from './table.js';
 
 export const TOPO_JSON_SCHEMA = 1;
 
@@ -12,11 +13,6 @@ export function topoJson(r: TopoReport): object {
   return { schemaVersion: TOPO_JSON_SCHEMA, ...r };
 }
 
-function table(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
-}
 
 const link = (l: { currentSpeed: string | null; currentWidth: number | null; maxSpeed: string | null; maxWidth: number | null; degraded: boolean } | null) => {
   if (!l) return '-';
