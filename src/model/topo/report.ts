@@ -14,7 +14,7 @@ import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
 import { gpuNicMap, type GpuNicMap } from './system.js';
 import type { NcclIbDevice } from '../nccl/ib.js';
-import { buildSystem, effectivePaths, localNetFor, localNets, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
+import { buildSystem, effectivePaths, linkDegraded, localNetFor, localNets, parentChain, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
@@ -134,10 +134,7 @@ export function gdrLevel(raw: string | undefined, profile: Profile): { level: Pa
 /** A GPU lowers its link speed when idle (and ncclx reads it idle): for GPUs only a narrower width counts. */
 function linkState(f: TopoFunction | undefined, gpu = false): LinkState | null {
   if (!f) return null;
-  const num = (s: string | null) => (s ? parseFloat(s) : NaN);
-  const slower = num(f.currentLinkSpeed) < num(f.maxLinkSpeed);
-  const narrower = f.currentLinkWidth !== null && f.maxLinkWidth !== null && f.currentLinkWidth > 0 && f.currentLinkWidth < f.maxLinkWidth;
-  return { maxSpeed: f.maxLinkSpeed, maxWidth: f.maxLinkWidth, currentSpeed: f.currentLinkSpeed, currentWidth: f.currentLinkWidth, degraded: narrower || (!gpu && slower) };
+  return { maxSpeed: f.maxLinkSpeed, maxWidth: f.maxLinkWidth, currentSpeed: f.currentLinkSpeed, currentWidth: f.currentLinkWidth, degraded: linkDegraded(f, gpu) };
 }
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
@@ -271,7 +268,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   ]);
   const file = withTopoFile(topo0, env.vars, o);
   const topo = file.topo;
-  const fns0 = new Map(topo.functions.map((f) => [f.bdf, f]));
+  const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const rules = topoRules(profile, env.vars, topo);
   const { ib, sys } = systemOf(snapshot, topo, o, rules, file.nets);
   const rule = rules.local;
@@ -282,19 +279,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const c2cGpu = (g: number) => rules.c2c.gpus.has(sys.gpus[g]!.bdf!);
   const gdrC2c = netGdrC2c(profile, env.vars);
   const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, rules.pxn, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: gdrC2c, p2c: rules.p2c }), rules);
-  const fns = fns0;
-  const chain = (key: string): string[] => {
-    const out: string[] = [];
-    let k = key;
-    for (let guard = 0; guard < 32; guard++) {
-      const p = sys.parents.get(k);
-      if (!p) break;
-      out.push(p);
-      if (p.startsWith('CPU')) break;
-      k = `PCI:${p}`;
-    }
-    return out;
-  };
+  const chain = (key: string) => parentChain(sys.parents, key);
   const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!), true) }));
   const nics: TopoNic[] = sys.nets.map((n) => {
     const d = n.ib!;

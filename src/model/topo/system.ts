@@ -128,6 +128,19 @@ function bcmGen(f: TopoFunction | undefined, level: 0 | 1, rule: BcmRule): numbe
   return 0;
 }
 
+/** NCCL's parents of a placed node (`GPU:bdf`, `NIC:bdf`, `PCI:bdf`), nearest first, ending at its CPU ('CPU n'). */
+export function parentChain(parents: Map<string, string>, key: string): string[] {
+  const out: string[] = [];
+  for (let k = key; out.length < 32; ) {
+    const p = parents.get(k);
+    if (!p) break;
+    out.push(p);
+    if (p.startsWith('CPU')) break;
+    k = `PCI:${p}`;
+  }
+  return out;
+}
+
 /** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps; `c2c` names the Grace GPUs and how this release links them. */
 export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5'): TopoSystem {
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
@@ -216,15 +229,7 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
     nets.push(net);
   }
   // Broadcom PEX: fold sub-switches of the same generation into their parent, top-down as NCCL meets them.
-  const depth = (n: TNode) => {
-    let d = 0;
-    for (let k = `PCI:${n.bdf}`; d < 32; d++) {
-      const p = parents.get(k);
-      if (!p || p.startsWith('CPU')) break;
-      k = `PCI:${p}`;
-    }
-    return d;
-  };
+  const depth = (n: TNode) => parentChain(parents, `PCI:${n.bdf}`).filter((p) => !p.startsWith('CPU')).length;
   const flattened = new Set<TNode>();
   for (const sw of nodes.filter((n) => n.kind === 'PCI').sort((a, b) => depth(a) - depth(b))) {
     if (flattened.has(sw) || !nodes.includes(sw)) continue;
@@ -257,15 +262,8 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
   if (c2c.link !== 'none') {
     for (const g of gpus) {
       if (!c2c.gpus.has(g.bdf!)) continue;
-      let k = `GPU:${g.bdf}`;
-      let cpuKey: string | null = null;
-      for (let guard = 0; guard < 32 && !cpuKey; guard++) {
-        const p = parents.get(k);
-        if (!p) break;
-        if (p.startsWith('CPU ')) cpuKey = p.slice(4);
-        else k = `PCI:${p}`;
-      }
-      const cpu = cpuKey !== null ? byKey.get(`CPU:${cpuKey}`) : undefined;
+      const top = parentChain(parents, `GPU:${g.bdf}`).at(-1);
+      const cpu = top?.startsWith('CPU ') ? byKey.get(`CPU:${top.slice(4)}`) : undefined;
       if (cpu) connect(g, cpu, c2c.link === 'NVL' ? 'NVL' : 'C2C', C2C_BW);
     }
   }
@@ -287,7 +285,7 @@ export function pathsTo(sys: TopoSystem, base: TNode): Map<TNode, Path> {
       const path = paths.get(n)!;
       for (const link of n.links) {
         const rem = link.rem;
-        // A GPU is never an intermediate hop without NVLink (ncclx has no NVLink data).
+        // A GPU is never an intermediate hop (NCCL allows one NVLink hop through a GPU, NVB, which ncclx does not model).
         if (n !== base && n.kind === 'GPU') continue;
         const remPath = paths.get(rem)!;
         const bw = Math.min(path.bw, link.bw);
@@ -372,6 +370,16 @@ export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 
   return nets[net % nets.length]!;
 }
 
+/**
+ * A PCIe link below its maximum: narrower, or (not for GPUs, which lower their
+ * speed when idle) slower. NCCL reads max_link_* and does not see it.
+ */
+export function linkDegraded(f: TopoFunction, gpu: boolean): boolean {
+  const narrower = f.currentLinkWidth !== null && f.maxLinkWidth !== null && f.currentLinkWidth > 0 && f.currentLinkWidth < f.maxLinkWidth;
+  const slower = parseFloat(f.currentLinkSpeed ?? '') < parseFloat(f.maxLinkSpeed ?? '');
+  return narrower || (!gpu && slower);
+}
+
 export interface GpuNicMap {
   /** Per GPU in PCI order: its first channel's NIC (RDMA device name) and NCCL's path type, e.g. "mlx5_0 PIX". */
   gpus: { bdf: string; nic: string | null; path: PathName | null }[];
@@ -392,13 +400,14 @@ export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: Topo
   const label = new Map<string, string>([...sys.nets.map((n) => [n.links.find((l) => l.type === 'NET')?.rem.bdf ?? '', n.ib!.dev] as [string, string]), ...topo.gpus.map((b, i) => [b, `GPU${i}`] as [string, string])]);
   for (const [bdf, name] of label) {
     const f = fns.get(bdf);
-    if (!f) continue;
-    const narrower = f.currentLinkWidth !== null && f.maxLinkWidth !== null && f.currentLinkWidth > 0 && f.currentLinkWidth < f.maxLinkWidth;
-    // GPUs lower their speed when idle; only a narrower link is a fault for them.
-    const slower = !name.startsWith('GPU') && parseFloat(f.currentLinkSpeed ?? '') < parseFloat(f.maxLinkSpeed ?? '');
-    if (narrower || slower) degraded.push(`${name} ${bdf} ${f.currentLinkSpeed ?? '?'} x${f.currentLinkWidth ?? '?'} of ${f.maxLinkSpeed ?? '?'} x${f.maxLinkWidth ?? '?'}`);
+    if (f && linkDegraded(f, name.startsWith('GPU'))) degraded.push(`${name} ${bdf} ${f.currentLinkSpeed ?? '?'} x${f.currentLinkWidth ?? '?'} of ${f.maxLinkSpeed ?? '?'} x${f.maxLinkWidth ?? '?'}`);
   }
   return { gpus, degraded };
+}
+
+/** The paths to every CPU (what ncclGetLocalCpu and the CPU-routed paths read). */
+function cpuPaths(sys: TopoSystem): Map<TNode, Map<TNode, Path>> {
+  return new Map(sys.cpus.map((c) => [c, pathsTo(sys, c)]));
 }
 
 /** ncclGetLocalCpu: the CPU fewest hops from the GPU (`byCpu`: the paths to each CPU). */
@@ -421,8 +430,7 @@ function localCpu(byCpu: Map<TNode, Map<TNode, Path>>, gpu: TNode): TNode | null
  * path becomes GPU → local CPU → NET, its type the larger of the two, its
  * bandwidth the smaller. `ok(g, n, type)` says whether GPUDirect RDMA is usable.
  */
-export function divertWithoutGdr(sys: TopoSystem, matrix: Path[][], ok: (g: number, n: number, type: number) => boolean): { matrix: Path[][]; diverted: number } {
-  const byCpu = new Map(sys.cpus.map((c) => [c, pathsTo(sys, c)]));
+export function divertWithoutGdr(sys: TopoSystem, matrix: Path[][], ok: (g: number, n: number, type: number) => boolean, byCpu: Map<TNode, Map<TNode, Path>> = cpuPaths(sys)): { matrix: Path[][]; diverted: number } {
   let diverted = 0;
   const out = matrix.map((row, g) =>
     row.map((p, n) => {
@@ -498,13 +506,14 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
  * asked with the relay GPU's own distance for a PXN pair, as ncclTopoCheckGdr does.
  */
 export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule: PxnRule, gdrOk: (g: number, n: number, type: number) => boolean, o: { p2c?: boolean; pxnType?: number } = {}): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
-  const direct = o.p2c ? mergeP2c(sys, pathMatrix(sys)) : pathMatrix(sys);
+  const byCpu = cpuPaths(sys);
+  const direct = o.p2c ? mergeP2c(sys, pathMatrix(sys), byCpu) : pathMatrix(sys);
   const { matrix: pxn, relay } = applyPxn(sys, direct, pxnRule, localRule, o.pxnType);
   const ok = (g: number, n: number, type: number) => {
     const r = relay.get(`${g},${n}`);
     return r !== undefined ? gdrOk(r, n, direct[r]![n]!.type) : gdrOk(g, n, type);
   };
-  const { matrix, diverted } = divertWithoutGdr(sys, pxn, ok);
+  const { matrix, diverted } = divertWithoutGdr(sys, pxn, ok, byCpu);
   return { direct, matrix, relay, diverted };
 }
 
@@ -513,8 +522,7 @@ export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule
  * reaches its local CPU over C2C, and a NIC that reaches that CPU at PHB, are
  * P2C apart.
  */
-export function mergeP2c(sys: TopoSystem, matrix: Path[][]): Path[][] {
-  const byCpu = new Map(sys.cpus.map((c) => [c, pathsTo(sys, c)]));
+export function mergeP2c(sys: TopoSystem, matrix: Path[][], byCpu: Map<TNode, Map<TNode, Path>> = cpuPaths(sys)): Path[][] {
   return matrix.map((row, g) => {
     const cpu = localCpu(byCpu, sys.gpus[g]!);
     if (!cpu) return row;
