@@ -70,7 +70,7 @@ export function registerDoctorCommand(program: Command): void {
       if (format === 'text' && opts.tui !== false && process.stdout.isTTY && process.stdin.isTTY) {
         const { runTui } = await import('../tui/index.js');
         process.exitCode = await runTui({
-          load: (onStep) => readNode(opts, { kernel: true, rdma: true, onStep }),
+          load: (onStep) => readNode(opts, { kernel: true, rdma: true, topology: true, onStep }),
           checks,
           options,
           source: sourceOf(opts),
@@ -79,7 +79,7 @@ export function registerDoctorCommand(program: Command): void {
         });
         return;
       }
-      const snap = await readNode(opts, { kernel: true, rdma: true });
+      const snap = await readNode(opts, { kernel: true, rdma: true, topology: true });
       // Every remediation that changes the environment is checked in the model before it is shown.
       const run = verifyRun(runDoctor(checks, makeContext(snap, { ncclVersion: opts.ncclVersion }, options)));
       if (format === 'json') process.stdout.write(JSON.stringify(report.doctorJson(run), null, 2) + '\n');

@@ -118,7 +118,7 @@ async function runFix(opts: FixCliOptions): Promise<number> {
   } else {
     const cand = candidateOptions(opts);
     const [{ ALL_CHECKS }, { runDoctor }, { makeContext }, { verifyRun }] = await Promise.all([import('../checks/registry.js'), import('../checks/run.js'), import('../model/doctor/context.js'), import('../checks/verify.js')]);
-    const snap = await readNode(opts, { kernel: true, rdma: true });
+    const snap = await readNode(opts, { kernel: true, rdma: true, topology: true });
     const ctx = makeContext(snap, { ncclVersion: opts.ncclVersion }, { ncclVersion: opts.ncclVersion, ...cand });
     const run = verifyRun(runDoctor(ALL_CHECKS, ctx));
     plan = await fix.proposeFixes(run, {

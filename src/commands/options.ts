@@ -64,6 +64,8 @@ export interface ReadOptions {
   /** The RDMA devices and GID tables. */
   /** 'ports': devices and ports without GID tables (cheap). */
   rdma?: boolean | 'ports';
+  /** With rdma true: the PCI topology and NVLinks (`nvidia-smi topo -m`), for the commands that judge or show it. */
+  topology?: boolean;
   onStep?: (what: string) => void;
 }
 
@@ -75,7 +77,7 @@ export async function readNode(opts: SourceOptions, r: ReadOptions = {}): Promis
     const { loadSnapshot } = await import('../probe/snapshot-file.js');
     return loadSnapshot(opts.snapshot);
   }
-  return probeNode({ root: opts.root, extraHosts: hostsToResolve(r.extraHosts ?? []), kernel: r.kernel ?? false, rdma: r.rdma ?? false, onStep: r.onStep });
+  return probeNode({ root: opts.root, extraHosts: hostsToResolve(r.extraHosts ?? []), kernel: r.kernel ?? false, rdma: r.rdma ?? false, topology: r.topology ?? false, onStep: r.onStep });
 }
 
 /** Where the data came from, for the TUI and fix plans. */

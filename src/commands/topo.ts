@@ -41,7 +41,7 @@ export function registerTopoCommand(program: Command): void {
     .option('--no-color', 'no colour')
     .action(async (opts: TopoOptions) => {
       if (opts.json && opts.xml) throw new UserError('--json and --xml: give one');
-      const snap = await readNode(opts, { rdma: true });
+      const snap = await readNode(opts, { rdma: true, topology: true });
       if (opts.xml) {
         const x = topoFile(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca });
         if ('unavailable' in x) throw new UserError(`no topology to write: ${x.unavailable}`);

@@ -29,6 +29,13 @@ export interface ProbeOptions {
   /** Read /sys/class/infiniband (every GID table). Default true; commands that do not look at RDMA can pass false. */
   rdma?: boolean | 'ports';
   /**
+   * With the PCI part (rdma true): also read the PCI topology (switch chains,
+   * link widths, NUMA, NCCL_TOPO_FILE) and run `nvidia-smi topo -m` for the
+   * NVLinks. Default true; commands that show no topology pass false, so they
+   * do not pay for nvidia-smi (slow on a GPU node).
+   */
+  topology?: boolean;
+  /**
    * Called before each part is read, with what is being read (for a progress
    * display). When given, the probe also yields to the event loop after each
    * call so the display can draw; without it nothing changes.
@@ -102,7 +109,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root, { gids: opts.rdma !== 'ports' });
   if (opts.rdma === true || opts.rdma === undefined) await step('PCI devices');
   const pci = opts.rdma === true || opts.rdma === undefined ? (await import('./pci.js')).probePci(root) : undefined;
-  if (pci) {
+  if (pci && opts.topology !== false) {
     const topoFilePaths = [envPart.process['NCCL_TOPO_FILE'], ...confValues(envPart.confFiles, 'NCCL_TOPO_FILE')].filter((p): p is string => !!p);
     pci.topology = (await import('./topology.js')).probeTopology(root, pci.gpus.map((g) => g.bdf), rdma, runner, topoFilePaths);
   }

@@ -243,6 +243,30 @@ describe('a topology file (NCCL_TOPO_FILE, --topo-file)', () => {
     expect(r.notes[0]).toMatch(/^NCCL_TOPO_FILE=\/etc\/nccl-topo\.xml: ENOENT.*Could not open XML topology file/);
     expect(r.pairs.map((p) => p.path)).toEqual(['PIX', 'PIX']);
   });
+  it('the topology and nvidia-smi topo -m are read for the commands that show them, not for ib, env or log', async () => {
+    const root = join(FIX, 'topo-dgx-h100');
+    const { runnerFor } = await import('../../src/probe/runner.js');
+    const { Root } = await import('../../src/probe/root.js');
+    const ran = (topology: boolean | undefined) => {
+      const argvs: string[] = [];
+      const inner = runnerFor(new Root(root));
+      const runner = { run: (spec: Parameters<typeof inner.run>[0]) => (argvs.push(spec.argv.join(' ')), inner.run(spec)) };
+      return probeNode({ root, kernel: false, runner, ...(topology === undefined ? {} : { topology }) }).then((snap) => ({ argvs, snap }));
+    };
+    const skipped = await ran(false);
+    expect(skipped.argvs).not.toContain('nvidia-smi topo -m');
+    expect(skipped.snap.pci?.gpus.length).toBe(8);
+    expect(skipped.snap.pci?.topology).toBeUndefined();
+    for (const topology of [undefined, true]) {
+      const read = await ran(topology);
+      expect(read.argvs).toContain('nvidia-smi topo -m');
+      expect(read.snap.pci?.topology?.nvlink?.source).toBe('commands/nvidia-smi-topo-m.txt');
+    }
+    // The commands' own choice, through readNode.
+    const { readNode } = await import('../../src/commands/options.js');
+    expect((await readNode({ root }, { rdma: true })).pci?.topology).toBeUndefined();
+    expect((await readNode({ root }, { rdma: true, topology: true })).pci?.topology?.gpus).toHaveLength(8);
+  });
   it('a file that is not NCCL XML: exit 2 naming it; a missing one: exit 2', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ncclx-topo-bad-'));
     try {
