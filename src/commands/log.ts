@@ -5,8 +5,8 @@
 
 import type { Command } from 'commander';
 import { UserError } from '../model/errors.js';
-import { LogCollector, logExitCode } from '../model/log/analyze.js';
-import { readLogs } from '../probe/log-read.js';
+import { logExitCode } from '../model/log/analyze.js';
+import { collectLogs } from '../probe/log-parallel.js';
 import { terminalText } from '../report/display.js';
 import { logJson, renderLog } from '../report/log-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
@@ -38,8 +38,7 @@ export function registerLogCommand(program: Command): void {
       const sources = [opts.here, opts.snapshot, opts.root].filter(Boolean).length;
       if (sources > 1) throw new UserError('--here, --snapshot and --root choose the node to predict for: give one');
       if (files.filter((f) => f === '-').length > 1) throw new UserError("standard input ('-') can be read once");
-      const collector = new LogCollector();
-      const inputs = await readLogs(files, (line, cut) => collector.addLine(line, cut), process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
+      const { collector, inputs } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
       const analysis = collector.result();
       if (analysis.input.ncclLines === 0) {
         const what = inputs.length === 1 ? (inputs[0]!.name === '-' ? 'standard input' : inputs[0]!.name) : `${inputs.length} files`;

@@ -6,14 +6,15 @@
 import { createReadStream, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import { isAscii } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import { UserError } from '../model/errors.js';
+import type { AsciiBytes } from '../model/log/ascii.js';
 
 /** Longest line kept whole; NCCL's own lines are < 4 KiB (its buffer is 1–4 KiB). */
 export const MAX_LINE = 64 * 1024;
 /** Bytes looked at to tell text from binary data. */
-const SNIFF = 64 * 1024;
+export const SNIFF = 64 * 1024;
 const CHUNK = 1 << 20;
 /** Files under one directory argument, at most. */
 const MAX_FILES = 100_000;
@@ -37,7 +38,7 @@ function kind(st: Stats): string | null {
 }
 
 /** Paths to read, in order: a directory gives its files (recursively, by name). */
-async function expand(inputs: string[]): Promise<{ path: string; fromDir: boolean }[]> {
+export async function expand(inputs: string[]): Promise<{ path: string; fromDir: boolean }[]> {
   const out: { path: string; fromDir: boolean }[] = [];
   const walk = async (dir: string): Promise<void> => {
     let entries;
@@ -78,7 +79,7 @@ async function expand(inputs: string[]): Promise<{ path: string; fromDir: boolea
   return out;
 }
 
-function binary(head: Buffer): boolean {
+export function binary(head: Buffer): boolean {
   const n = Math.min(head.length, SNIFF);
   if (head.subarray(0, n).includes(0)) return true;
   // Mostly control bytes (not tab, CR, LF, ESC) is not a text log either.
@@ -90,52 +91,113 @@ function binary(head: Buffer): boolean {
   return n > 0 && ctl / n > 0.1;
 }
 
+/**
+ * Where lines go. `ascii`, when given, takes the lines of ASCII chunks as
+ * bytes ([a, e) of b, k = where `NCCL` first occurs or -1), so the hot path
+ * makes no string of a line it can read in place; it must act as `line` would.
+ */
+export interface LineTarget {
+  line: LineSink;
+  ascii?: (b: Buffer, a: number, e: number, k: number) => void;
+}
+
+/** Where the next `NCCL` starts at or after `from`, else b.length: memchr for its N, then the rest (a multi-byte needle costs more per call). */
+function ncclAt(b: Buffer, from: number): number {
+  for (;;) {
+    const j = b.indexOf(78, from);
+    if (j < 0) return b.length;
+    if (b[j + 1] === 67 && b[j + 2] === 67 && b[j + 3] === 76) return j;
+    from = j + 1;
+  }
+}
+/** Bytes of one line kept while its newline is awaited: every line of MAX_LINE UTF-16 units fits (a unit takes at most 3 bytes). */
+const CARRY_MAX = 3 * MAX_LINE + 4;
+
+/** Splits a byte stream into lines (LF, a CR before it dropped), each cut at MAX_LINE characters. */
 class LineSplitter {
-  private carry = '';
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
   private carryCut = false;
   lines = 0;
-  constructor(private readonly sink: LineSink) {}
+  constructor(private readonly target: LineTarget) {}
 
-  push(text: string): void {
-    let s = this.carry.length ? this.carry + text : text;
-    let start = 0;
-    for (;;) {
-      const nl = s.indexOf('\n', start);
-      if (nl < 0) break;
-      this.emit(s, start, nl);
-      start = nl + 1;
+  push(chunk: Buffer): void {
+    let a = 0;
+    if (this.carryBytes || this.carryCut) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        this.keep(chunk);
+        return;
+      }
+      this.keep(chunk.subarray(0, nl));
+      this.flushCarry();
+      a = nl + 1;
     }
-    s = start < s.length ? s.slice(start) : '';
-    // An endless line: keep its first MAX_LINE characters, drop the rest until its newline.
-    if (s.length > MAX_LINE) {
-      if (!this.carryCut) this.carry = s.slice(0, MAX_LINE);
-      this.carryCut = true;
-    } else if (!this.carryCut) this.carry = s;
+    const n = chunk.length;
+    const ascii = this.target.ascii && isAscii(chunk);
+    // Where the next `NCCL` is: one search serves every line before it.
+    let k = -1;
+    for (;;) {
+      const nl = chunk.indexOf(10, a);
+      if (nl < 0) break;
+      this.lines++;
+      let e = nl;
+      if (e > a && chunk[e - 1] === 13) e--;
+      if (ascii && e - a <= MAX_LINE) {
+        if (k < a) k = ncclAt(chunk, a);
+        this.target.ascii!(chunk, a, e, k < e ? k : -1);
+      } else this.text(chunk, a, e);
+      a = nl + 1;
+    }
+    if (a < n) this.keep(chunk.subarray(a));
   }
 
-  private emit(s: string, a: number, b: number): void {
+  /** A line given as text: decoded, cut at MAX_LINE characters. */
+  private text(b: Buffer, a: number, e: number): void {
+    const t = b.toString('utf8', a, Math.min(e, a + CARRY_MAX));
+    if (t.length > MAX_LINE) this.target.line(t.slice(0, MAX_LINE), true);
+    else this.target.line(t, false);
+  }
+
+  /** Part of a line that goes on in the next chunk (copied: the chunk's memory is reused). */
+  private keep(part: Buffer): void {
+    if (this.carryCut) return;
+    const room = CARRY_MAX - this.carryBytes;
+    if (part.length > room) {
+      part = part.subarray(0, room);
+      this.carryCut = true;
+    }
+    this.carry.push(Buffer.from(part));
+    this.carryBytes += part.length;
+  }
+
+  private flushCarry(): void {
+    const line = Buffer.concat(this.carry);
+    const cut = this.carryCut;
+    this.carry = [];
+    this.carryBytes = 0;
+    this.carryCut = false;
     this.lines++;
-    if (this.carryCut) {
-      // s begins with the kept prefix of an over-long line.
-      this.sink(s.slice(0, Math.min(b, MAX_LINE)), true);
-      this.carryCut = false;
-      this.carry = '';
+    let e = line.length;
+    if (!cut && e > 0 && line[e - 1] === 13) e--;
+    if (cut) {
+      this.target.line(line.toString('utf8').slice(0, MAX_LINE), true);
       return;
     }
-    let end = b;
-    if (end > a && s.charCodeAt(end - 1) === 13) end--;
-    if (end - a > MAX_LINE) this.sink(s.slice(a, a + MAX_LINE), true);
-    else this.sink(s.slice(a, end), false);
+    if (this.target.ascii && e <= MAX_LINE && isAscii(line)) {
+      const k = ncclAt(line, 0);
+      this.target.ascii(line, 0, e, k < e ? k : -1);
+    } else this.text(line, 0, e);
   }
 
   end(): void {
-    if (this.carry.length || this.carryCut) {
-      this.lines++;
-      this.sink(this.carry.endsWith('\r') ? this.carry.slice(0, -1) : this.carry, this.carryCut);
-    }
-    this.carry = '';
-    this.carryCut = false;
+    if (this.carryBytes || this.carryCut) this.flushCarry();
   }
+}
+
+/** A collector's two ways in: text lines, and lines of ASCII chunks in place (a Buffer has latin1Slice). */
+export function logTarget(c: { addLine(line: string, truncated: boolean): void; addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void }): LineTarget {
+  return { line: (l, cut) => c.addLine(l, cut), ascii: (b, a, e, k) => c.addAsciiLine(b as unknown as AsciiBytes, a, e, k) };
 }
 
 /** An error thrown by the sink (a bug in ncclx), carried past the input-error handling unchanged. */
@@ -145,18 +207,19 @@ class SinkError extends Error {
   }
 }
 
-async function readOne(name: string, sinkIn: LineSink, stdin: NodeJS.ReadableStream): Promise<LogInput> {
-  const sink: LineSink = (line, cut) => {
+async function readOne(name: string, into: LineTarget, stdin: NodeJS.ReadableStream): Promise<LogInput> {
+  const raw: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: CHUNK });
+  const label = name === '-' ? 'standard input' : name;
+  const splitter = new LineSplitter(into);
+  // An error thrown by the target is a bug, not bad input: it passes the input-error handling unchanged.
+  const feed = (chunk: Buffer | null): void => {
     try {
-      sinkIn(line, cut);
+      if (chunk) splitter.push(chunk);
+      else splitter.end();
     } catch (e) {
       throw new SinkError(e);
     }
   };
-  const raw: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: CHUNK });
-  const label = name === '-' ? 'standard input' : name;
-  const splitter = new LineSplitter(sink);
-  const decoder = new StringDecoder('utf8');
   let bytes = 0;
   let gzip = false;
   let stream: AsyncIterable<Buffer> = raw as AsyncIterable<Buffer>;
@@ -196,19 +259,18 @@ async function readOne(name: string, sinkIn: LineSink, stdin: NodeJS.ReadableStr
         const headBuf = Buffer.concat(pending);
         if (binary(headBuf)) throw new UserError(`${label}: binary data, not a text log`);
         sniffed = true;
-        splitter.push(decoder.write(headBuf));
+        feed(headBuf);
         pending = [];
         continue;
       }
-      splitter.push(decoder.write(chunk));
+      feed(chunk);
     }
     if (!sniffed && pendingBytes > 0) {
       const headBuf = Buffer.concat(pending);
       if (binary(headBuf)) throw new UserError(`${label}: binary data, not a text log`);
-      splitter.push(decoder.write(headBuf));
+      feed(headBuf);
     }
-    splitter.push(decoder.end());
-    splitter.end();
+    feed(null);
   } catch (e) {
     if (e instanceof SinkError) throw e.inner;
     if (e instanceof UserError) throw e;
@@ -226,16 +288,28 @@ async function readOne(name: string, sinkIn: LineSink, stdin: NodeJS.ReadableStr
  * directory (a core dump next to the logs) is skipped and reported through
  * `skipped`; named on the command line it is an error.
  */
-export async function readLogs(inputs: string[], sink: LineSink, stdin: NodeJS.ReadableStream = process.stdin, skipped: (name: string, why: string) => void = () => {}): Promise<LogInput[]> {
+export async function readLogs(inputs: string[], into: LineSink | LineTarget, stdin: NodeJS.ReadableStream = process.stdin, skipped: (name: string, why: string) => void = () => {}): Promise<LogInput[]> {
   const files = await expand(inputs.length ? inputs : ['-']);
   const out: LogInput[] = [];
   for (const f of files) {
     try {
-      out.push(await readOne(f.path, sink, stdin));
+      out.push(await readOne(f.path, typeof into === 'function' ? { line: into } : into, stdin));
     } catch (e) {
       if (!(f.fromDir && e instanceof UserError && /binary data/.test(e.message))) throw e;
       skipped(f.path, 'binary data, not a text log');
     }
   }
   return out;
+}
+
+/**
+ * The lines of bytes [start, end) of a plain file, which begins a line and ends
+ * one or the file: one worker's part of a large log (log-parallel.ts). Returns
+ * how many lines it held.
+ */
+export async function readRange(path: string, start: number, end: number, into: LineTarget): Promise<number> {
+  const splitter = new LineSplitter(into);
+  if (end > start) for await (const chunk of createReadStream(path, { start, end: end - 1, highWaterMark: CHUNK })) splitter.push(chunk as Buffer);
+  splitter.end();
+  return splitter.lines;
 }

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
@@ -15,11 +16,11 @@ const CORPUS = join(__dirname, 'corpus');
 const FIX = join(__dirname, '../fixtures');
 const tmp = tempDir('ncclx-log-');
 
-function ncclx(args: string[], input?: string | Buffer) {
-  return spawnSync(process.execPath, [CLI, 'log', ...args], { input, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp }, timeout: 60_000, maxBuffer: 64 << 20 });
+function ncclx(args: string[], input?: string | Buffer, env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [CLI, 'log', ...args], { input, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, ...env }, timeout: 60_000, maxBuffer: 64 << 20 });
 }
-const json = (args: string[], input?: string | Buffer) => {
-  const r = ncclx([...args, '--json'], input);
+const json = (args: string[], input?: string | Buffer, env?: Record<string, string>) => {
+  const r = ncclx([...args, '--json'], input, env);
   return { status: r.status, stderr: r.stderr, d: r.stdout ? JSON.parse(r.stdout) : null };
 };
 
@@ -98,6 +99,37 @@ describe('the corpus, one release family and launcher per file', () => {
     }
     const dir = json([join(CORPUS, 'predict')]).d;
     expect(dir.input.files.length).toBeGreaterThanOrEqual(6);
+  });
+  it('read by worker threads in parts, the answer is the one read whole (a large log takes this way)', async () => {
+    // Every corpus file, then a log whose cut points fall inside one communicator's channel lines.
+    const big = join(tmp, 'interleaved.log');
+    const lines: string[] = [];
+    for (let c = 0; c < 40; c++) for (let r = 0; r < 16; r++) {
+      const h = `[1,${r}]<stdout>:node${String(r >> 3).padStart(2, '0')}:${100 + r}:${200 + r} [${r % 8}] NCCL INFO `;
+      lines.push(`${h}comm 0x${(c + 10).toString(16)} rank ${r} nranks 16 cudaDev ${r % 8} busId ${r % 8}b000 commId 0x${c} - Init COMPLETE`);
+      for (let ch = 0; ch < 4; ch++) lines.push(`${h}Channel 0${ch}/0 : ${r}[${r % 8}] -> ${(r + 8) % 16}[${r % 8}] [send] via NET/IB/${(r + c) % 8}/GDRDMA`);
+      if (c % 7 === r % 5) lines.push(`[1,${r}]<stdout>:node${String(r >> 3).padStart(2, '0')}:${100 + r}:${300 + r} [${r % 8}] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.9<4100> with status=12 opcode=0 len=0 vendor err 129 (Send)`);
+    }
+    writeFileSync(big, `${lines.join('\n')}\n`);
+    for (const args of [[CORPUS], [big], [join(CORPUS, 'v2.18-pdsh.log'), big, join(CORPUS, 'warns.log')]]) {
+      const one = json(args, undefined, { NCCLX_LOG_WORKERS: '0' });
+      for (const n of ['2', '3', '7']) {
+        const parts = json(args, undefined, { NCCLX_LOG_WORKERS: n });
+        expect(parts.status, `${args.join(' ')} with ${n} workers`).toBe(one.status);
+        expect(parts.d, `${args.join(' ')} with ${n} workers`).toEqual(one.d);
+      }
+    }
+    // Control: the parts were read by workers and merged (not read again whole), and the big log says what it holds.
+    const { collectLogs } = await import(pathToFileURL(join(__dirname, '../../dist/probe/log-parallel.js')).href);
+    const got = await collectLogs([big], process.stdin, () => {}, '3');
+    expect(got.workers).toBe(3);
+    const whole = await collectLogs([big], process.stdin, () => {}, '0');
+    expect(whole.workers).toBe(0);
+    expect(got.collector.result()).toEqual(whole.collector.result());
+    const d = json([big], undefined, { NCCLX_LOG_WORKERS: '3' }).d;
+    expect(d.ranks).toHaveLength(16);
+    expect(d.ranks[0]).toMatchObject({ rank: 0, netChannels: 160, gdrChannels: 160 });
+    expect(d.summary.errors[0].count).toBeGreaterThan(1);
   });
   it('text: summary first, then hosts, problems with fixes; data from the log is escaped', () => {
     const r = ncclx(['-', '--no-color'], 'n1:1:1 [0] NCCL INFO Bootstrap : Using e\x07x:10.0.0.1<0>\nn1:1:1 [0] x.cc:1 NCCL WARN NET/Socket : no interface found\n');

@@ -5,7 +5,8 @@
 // the log's size.
 
 import { factOf, type Endpoint, type Fact, type IbEntry } from './facts.js';
-import { own, parseLine, type LogLine, type Prefix } from './line.js';
+import { channelFromBytes, channelHeadAt, type AsciiBytes } from './ascii.js';
+import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
 export interface LogProblem {
@@ -115,6 +116,45 @@ interface ProblemState {
   hosts: Set<string>;
 }
 
+/**
+ * What a collector that read one part of the input (a byte range of a large
+ * log, read by a worker thread) hands to absorb(): plain data, so it crosses
+ * threads by structured clone. The problems come as the events that made them,
+ * to be replayed in input order; everything else merges as the later part
+ * following the earlier (first statement wins, counts add up).
+ */
+export interface CollectorPart {
+  lines: number;
+  ncclLines: number;
+  truncated: number;
+  capped: number;
+  /** Some line's host was looked up in the launcher maps: a part before this one could have mapped it otherwise. */
+  hostFromMaps: boolean;
+  /** The part met a bound it cannot merge exactly past (its own caps, too many problem events). */
+  unmergeable: boolean;
+  summary: LogCollector['summary'];
+  hosts: (Omit<HostState, 'pids' | 'problems'> & { pids: number[] })[];
+  procs: { host: string; pid: number | null; ranks: (RankFacts & { devStated: boolean })[] }[];
+  events: ProblemEvent[];
+  taskHost: [string, string][];
+  launcherHost: [string, string][];
+  bareVersions: [string, { task: string | null; host: string | null; version: string }][];
+}
+
+/** A problem as one line showed it; `warn`: the WARN line's hash (duplicates from collectors count once). */
+interface ProblemEvent {
+  match: ProblemMatch;
+  /** The line as kept for display; null when an earlier event of this part already gives the problem its first line. */
+  line: string | null;
+  host: string;
+  repeat: number;
+  warn: number | null;
+}
+
+/** Problem events a part records at most, and the characters of their lines: past either, the parts are read again as one. */
+const MAX_EVENTS = 20_000;
+const MAX_EVENT_CHARS = 8_000_000;
+
 const UNKNOWN_HOST = '(unknown host)';
 // What the collector keeps is bounded whatever the log holds (a crafted or corrupt log must not
 // take the memory of the machine): beyond these, facts go to one overflow entry and input.capped counts them.
@@ -127,6 +167,7 @@ const MAX_PER_HOST = 256;
 /** The first line of a problem is kept to show it, up to this many characters. */
 const LINE_KEEP = 4096;
 const OVERFLOW_HOST = '(more hosts than ncclx keeps)';
+const keptLine = (raw: string) => own(raw.length > LINE_KEEP ? `${raw.slice(0, LINE_KEEP)}…` : raw);
 
 /** cyrb53: a 53-bit string hash, so duplicate detection keeps numbers, not lines. */
 function hash53(str: string): number {
@@ -140,6 +181,11 @@ function hash53(str: string): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** Keys of `from` that `to` lacks, in `from`'s order (a first statement wins). */
+function addNew<T>(to: Record<string, T>, from: Record<string, T>): void {
+  for (const [k, v] of Object.entries(from)) if (!(k in to)) to[k] = v;
 }
 
 function newHost(host: string): HostState {
@@ -166,6 +212,23 @@ export class LogCollector {
   /** Launcher host (pdsh name, Ray ip) → NCCL's host field, for the same reason. */
   private readonly launcherHost = new Map<string, string>();
   private readonly bareVersions = new Map<string, { task: string | null; host: string | null; version: string }>();
+  /** Ranks whose cudaDev a rank line stated (a later statement overrides, the header's device only fills in). */
+  private readonly devStated = new Set<RankFacts>();
+  /** Set by asPart(): the problem events, in order, for absorb(). */
+  private events: ProblemEvent[] | null = null;
+  private eventChars = 0;
+  private eventKeys = new Set<string>();
+  private hostFromMaps = false;
+  private overflowEvents = false;
+  /** How many parts absorb() has taken. */
+  private parts = 0;
+
+  /** A collector for one part of the input: it also records what absorb() replays. */
+  static part(): LogCollector {
+    const c = new LogCollector();
+    c.events = [];
+    return c;
+  }
 
   /** One input line (without its newline). `truncated`: the reader cut it at its line limit. */
   addLine(raw: string, truncated = false): void {
@@ -177,11 +240,58 @@ export class LogCollector {
     this.add(l, raw);
   }
 
+  /**
+   * One line of an ASCII chunk: bytes [a, e), without its newline and trailing CR;
+   * k is where its first `NCCL` starts, -1 when it has none. Channel lines in their
+   * plain shape are read from the bytes (ascii.ts); every other line is handed to
+   * addLine as text, so the result is addLine's either way.
+   */
+  addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void {
+    if (k < 0) {
+      this.lines++;
+      return;
+    }
+    const m = channelHeadAt(b, k, e);
+    if (m >= 0 && this.procs.size < MAX_MAP) {
+      const proc = this.asciiProc(b, a, k);
+      const f = proc && channelFromBytes(b, m, e);
+      if (f?.kind === 'channel') {
+        this.lines++;
+        this.ncclLines++;
+        this.channel(f, proc!);
+        return;
+      }
+    }
+    this.addLine(b.latin1Slice(a, e));
+  }
+
+  private lastAsciiPre = '';
+  private lastAsciiProc: Proc | null = null;
+
+  /** The process of the header before k (consecutive lines of a thread share it), or null when addLine must judge the line. */
+  private asciiProc(b: AsciiBytes, a: number, k: number): Proc | null {
+    const pre = b.latin1Slice(a, k);
+    if (pre === this.lastAsciiPre && this.lastAsciiProc) return this.lastAsciiProc;
+    // clean() would change a header holding colour codes or CRs.
+    if (pre.includes('\x1b') || pre.includes('\r')) return null;
+    const p = parsePrefix(pre);
+    if (!p || !p.host) return null;
+    const proc = this.procOf({ prefix: p, host: p.host, pid: p.pid }, p.host);
+    this.lastAsciiPre = pre;
+    this.lastAsciiProc = proc;
+    return proc;
+  }
+
   private hostOf(l: LogLine): string {
     if (l.host) return l.host;
     if (l.launcher.host) return this.launcherHost.get(l.launcher.host) ?? l.launcher.host;
     if (l.launcher.task) return this.taskHost.get(l.launcher.task) ?? UNKNOWN_HOST;
     return UNKNOWN_HOST;
+  }
+
+  /** A line's host was put to use: note when it came from the launcher maps (see CollectorPart.hostFromMaps). */
+  private usedHost(l: LogLine): void {
+    if (!l.host && (l.launcher.host || l.launcher.task)) this.hostFromMaps = true;
   }
 
   private hostState(name: string): HostState {
@@ -196,7 +306,7 @@ export class LogCollector {
     return h;
   }
 
-  private procOf(l: LogLine, host: string): Proc {
+  private procOf(l: Pick<LogLine, 'prefix' | 'host' | 'pid'>, host: string): Proc {
     if (l.prefix && l.host) {
       const hit = this.procOfPrefix.get(l.prefix);
       if (hit) return hit;
@@ -250,7 +360,10 @@ export class LogCollector {
       const key = hash53(raw.trim());
       if (this.seenWarn.has(key)) return;
       if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(key);
-      this.problem(warnProblem(l.message), raw, host, l.repeat);
+      const m = warnProblem(l.message);
+      this.usedHost(l);
+      this.record(m, raw, host, l.repeat, key);
+      this.problem(m, raw, host, l.repeat);
       return;
     }
     if (l.level === 'VERSION') {
@@ -264,12 +377,20 @@ export class LogCollector {
     }
     if (l.level !== 'INFO') return;
     const p = infoProblem(l.message);
-    if (p) this.problem(p, raw, host, l.repeat);
+    if (p) {
+      this.usedHost(l);
+      this.record(p, raw, host, l.repeat, null);
+      this.problem(p, raw, host, l.repeat);
+    }
     const f = factOf(l.message);
-    if (f) this.fact(f, host, l);
+    if (f) {
+      this.usedHost(l);
+      this.fact(f, host, l);
+    }
   }
 
-  private problem(m: ProblemMatch, raw: string, host: string, repeat: number): void {
+  /** `line`: the kept text of `raw` when the caller has it (a replayed event). */
+  private problem(m: ProblemMatch, raw: string, host: string, repeat: number, line?: string): void {
     let key = `${m.signature.id}\u0000${m.detail.slice(0, 200)}`;
     let p = this.problems.get(key);
     if (!p && this.problems.size >= MAX_PROBLEMS) {
@@ -279,11 +400,142 @@ export class LogCollector {
       p = this.problems.get(key);
       m = { signature: { ...m.signature, id: 'warn:(more distinct warnings than ncclx keeps)', title: 'more distinct warnings than ncclx keeps' }, detail: '' };
     }
-    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: own(raw.length > LINE_KEEP ? `${raw.slice(0, LINE_KEEP)}…` : raw), count: 0, hosts: new Set() }));
+    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: line ?? keptLine(raw), count: 0, hosts: new Set() }));
     p.count += repeat;
     if (p.hosts.size < MAX_PER_HOST) p.hosts.add(host);
     const h = this.hostState(host);
     h.problems.set(m.signature.id, (h.problems.get(m.signature.id) ?? 0) + repeat);
+  }
+
+  /** A part keeps each problem event for absorb(); the line only where replay may need it (a new problem, or a WARN replay may find a duplicate of). */
+  private record(m: ProblemMatch, raw: string, host: string, repeat: number, warn: number | null): void {
+    if (!this.events) return;
+    if (this.events.length >= MAX_EVENTS || this.eventChars >= MAX_EVENT_CHARS) {
+      this.overflowEvents = true;
+      return;
+    }
+    const key = `${m.signature.id}\u0000${m.detail.slice(0, 200)}`;
+    const first = !this.eventKeys.has(key);
+    if (first) this.eventKeys.add(key);
+    const line = first || warn !== null ? keptLine(raw) : null;
+    this.eventChars += line?.length ?? 0;
+    this.events.push({ match: m, line, host, repeat, warn });
+  }
+
+  /** This part's state for absorb() (see CollectorPart). */
+  part(): CollectorPart {
+    const byProc = [...this.procs.values()];
+    return {
+      lines: this.lines,
+      ncclLines: this.ncclLines,
+      truncated: this.truncated,
+      capped: this.capped,
+      hostFromMaps: this.hostFromMaps,
+      unmergeable: this.overflowEvents || this.events === null || this.seenWarn.size >= MAX_DEDUP || this.atBound(),
+      summary: this.summary,
+      hosts: [...this.hosts.values()].map(({ pids, problems: _p, ...h }) => ({ ...h, pids: [...pids] })),
+      procs: byProc.map((p) => ({ host: p.host.host, pid: p.pid, ranks: [...p.byRank.values()].map((r) => ({ ...r, devStated: this.devStated.has(r) })) })),
+      events: this.events ?? [],
+      taskHost: [...this.taskHost],
+      launcherHost: [...this.launcherHost],
+      bareVersions: [...this.bareVersions],
+    };
+  }
+
+  /**
+   * Continues with the part that follows what this collector has read, as if
+   * its lines had come next. false when that cannot be exact — a bound was
+   * met, or a line's host depended on what earlier parts taught the launcher
+   * maps — and the caller then reads the whole input again as one.
+   */
+  absorb(p: CollectorPart): boolean {
+    if (p.capped > 0 || p.unmergeable || (p.hostFromMaps && this.parts > 0)) return false;
+    this.parts++;
+    this.lines += p.lines;
+    this.ncclLines += p.ncclLines;
+    this.truncated += p.truncated;
+    const s = this.summary;
+    const q = p.summary;
+    s.ncclVersion ??= q.ncclVersion;
+    s.bootstrap ??= q.bootstrap;
+    if (!s.socketStated && q.socketStated) {
+      s.socketStated = true;
+      s.socket = q.socket;
+    }
+    if (!s.ibStated && q.ibStated) {
+      s.ibStated = true;
+      s.ib = q.ib;
+      s.ibOob = q.ibOob;
+    }
+    s.netPlugin ??= q.netPlugin;
+    s.transport ??= q.transport;
+    addNew(s.env, q.env);
+    for (const ph of p.hosts) {
+      const h = this.hostState(ph.host);
+      for (const pid of ph.pids) h.pids.add(pid);
+      h.ncclVersion ??= ph.ncclVersion;
+      h.bootstrap ??= ph.bootstrap;
+      h.socket ??= ph.socket;
+      if (h.ib === null && ph.ib !== null) {
+        h.ib = ph.ib;
+        h.ibOob = ph.ibOob;
+      }
+      h.ibNoDevice ||= ph.ibNoDevice;
+      h.netPlugin ??= ph.netPlugin;
+      h.transport ??= ph.transport;
+      addNew(h.env, ph.env);
+      addNew(h.gidIndex, ph.gidIndex);
+      for (const g of ph.gdr) if (!h.gdr.some((x) => x.hca === g.hca)) h.gdr.push(g);
+    }
+    for (const pp of p.procs) {
+      const key = `${pp.host}\u0000${pp.pid ?? ''}`;
+      let proc = this.procs.get(key);
+      if (!proc) this.procs.set(key, (proc = { host: this.hostState(pp.host), pid: pp.pid, byRank: new Map() }));
+      for (const { devStated, ...pr } of pp.ranks) {
+        const r = proc.byRank.get(pr.rank);
+        if (!r) {
+          proc.byRank.set(pr.rank, pr);
+          this.ranks.set(`${pp.host}\u0000${pp.pid ?? ''}\u0000${pr.rank}`, pr);
+          if (devStated) this.devStated.add(pr);
+          continue;
+        }
+        // The later part's statements override; the header's device only fills in.
+        r.nranks = pr.nranks ?? r.nranks;
+        if (devStated) {
+          r.cudaDev = pr.cudaDev;
+          this.devStated.add(r);
+        } else r.cudaDev ??= pr.cudaDev;
+        r.busId = pr.busId ?? r.busId;
+        r.comm = pr.comm ?? r.comm;
+        r.initComplete ||= pr.initComplete;
+        for (const [t, n] of Object.entries(pr.transports)) r.transports[t] = (r.transports[t] ?? 0) + n;
+        for (const d of pr.netDevices) if (!r.netDevices.includes(d)) r.netDevices.push(d);
+        r.netChannels += pr.netChannels;
+        r.gdrChannels += pr.gdrChannels;
+      }
+    }
+    for (const [k, v] of p.taskHost) if (!this.taskHost.has(k)) this.taskHost.set(k, v);
+    for (const [k, v] of p.launcherHost) if (!this.launcherHost.has(k)) this.launcherHost.set(k, v);
+    for (const [k, v] of p.bareVersions) if (!this.bareVersions.has(k)) this.bareVersions.set(k, v);
+    for (const e of p.events) {
+      if (e.warn !== null) {
+        if (this.seenWarn.has(e.warn)) continue;
+        if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(e.warn);
+      }
+      this.problem(e.match, '', e.host, e.repeat, e.line ?? '');
+    }
+    return this.capped === 0 && !this.atBound();
+  }
+
+  /** A collection has reached its bound: past it, the order of the lines decides what is kept, which parts read apart do not know. */
+  private atBound(): boolean {
+    if (this.hosts.size >= MAX_HOSTS || this.procs.size >= MAX_MAP || this.ranks.size >= MAX_RANKS || this.problems.size >= MAX_PROBLEMS || this.seenWarn.size >= MAX_DEDUP) return true;
+    if (this.taskHost.size >= MAX_MAP || this.launcherHost.size >= MAX_MAP || this.bareVersions.size >= MAX_MAP) return true;
+    if (Object.keys(this.summary.env).length >= MAX_PER_HOST) return true;
+    for (const h of this.hosts.values()) if (Object.keys(h.env).length >= MAX_PER_HOST || Object.keys(h.gidIndex).length >= MAX_PER_HOST || h.gdr.length >= MAX_PER_HOST) return true;
+    for (const r of this.ranks.values()) if (Object.keys(r.transports).length >= 64 || r.netDevices.length >= MAX_PER_HOST) return true;
+    for (const p of this.problems.values()) if (p.hosts.size >= MAX_PER_HOST) return true;
+    return false;
   }
 
   private channel(f: Extract<Fact, { kind: 'channel' }>, proc: Proc): void {
@@ -352,8 +604,10 @@ export class LogCollector {
         const r = this.rankState(proc, f.rank);
         if (!r) break;
         r.nranks = f.nranks;
-        if (f.cudaDev !== null) r.cudaDev = f.cudaDev;
-        else if (l.cudaDev !== null && l.cudaDev >= 0) r.cudaDev ??= l.cudaDev;
+        if (f.cudaDev !== null) {
+          r.cudaDev = f.cudaDev;
+          this.devStated.add(r);
+        } else if (l.cudaDev !== null && l.cudaDev >= 0) r.cudaDev ??= l.cudaDev;
         if (f.busId && r.busId !== f.busId) r.busId = own(f.busId);
         if (f.comm && r.comm !== f.comm) r.comm = own(f.comm);
         if (f.stage === 'complete') r.initComplete = true;

@@ -183,7 +183,7 @@ function channelFast(msg: string): Fact | null {
 }
 
 /** A channel line's fact from its two ranks as printed (`from -> to`), its direction and its `via` text. */
-function channelFact(from: number, to: number, direction: 'send' | 'receive' | null, via: string): Fact {
+export function channelFact(from: number, to: number, direction: 'send' | 'receive' | null, via: string): Fact {
   const t = channelVia(via);
   // A [receive] line names the peer first and this rank second.
   const recv = direction === 'receive';

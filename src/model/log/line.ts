@@ -86,7 +86,9 @@ export function parseLauncher(text: string): LauncherInfo {
  * keeps a slice's parent string (here a whole 1 MiB read) for as long as the
  * slice lives, so anything the collector keeps is copied first.
  */
-export const own = (s: string): string => (s.length === 0 ? '' : (JSON.parse(JSON.stringify(s)) as string));
+/** V8 copies a substring shorter than this (SlicedString::kMinLength) instead of pointing into its parent. */
+const SLICE_MIN = 13;
+export const own = (s: string): string => (s.length < SLICE_MIN ? s : (JSON.parse(JSON.stringify(s)) as string));
 
 const prefixCache = new Map<string, Prefix | null>();
 const PREFIX_CACHE_MAX = 50_000;
@@ -96,7 +98,8 @@ const PREFIX_CACHE_KEY_MAX = 512;
 let lastPre = '';
 let lastPrefix: Prefix | null = null;
 
-function parsePrefix(pre: string): Prefix | null {
+/** NCCL's header in `pre` (the text before `NCCL LEVEL`), or null; the same object for the same text while it is cached. */
+export function parsePrefix(pre: string): Prefix | null {
   // Consecutive lines of one thread share their header: compare before hashing.
   if (pre === lastPre && lastPrefix) return lastPrefix;
   const hit = prefixCache.get(pre);

@@ -1,0 +1,94 @@
+// The channel line read straight from the bytes of an ASCII chunk. Channel
+// lines are three quarters of a job's log; turning each into a string, then a
+// LogLine, then a Fact is most of `ncclx log`'s time. This reads the plainest
+// shape only — `NCCL INFO Channel NN[/N] : R[x] -> P[y] [[send] |[receive] ]via T`
+// with no colour codes, carriage returns, trailing blanks or repeat note — and
+// gives up (null) on anything else, so the caller sends that line through
+// parseLine: the result is the same either way (test/log/ascii.test.ts). Pure.
+
+import { channelFact, type Fact } from './facts.js';
+
+/** The bytes of a chunk: a Buffer, of which only indexing and latin1Slice are used. */
+export interface AsciiBytes {
+  readonly [index: number]: number;
+  latin1Slice(start: number, end: number): string;
+}
+
+/** 'NCCL INFO Channel ' */
+const HEAD = [78, 67, 67, 76, 32, 73, 78, 70, 79, 32, 67, 104, 97, 110, 110, 101, 108, 32];
+const ESC = 27;
+const CR = 13;
+
+/** Where the text NCCL prints after `NCCL INFO ` starts, when the line at k is a channel line: else -1. */
+export function channelHeadAt(b: AsciiBytes, k: number, e: number): number {
+  if (e - k <= HEAD.length) return -1;
+  for (let i = 0; i < HEAD.length; i++) if (b[k + i] !== HEAD[i]) return -1;
+  // finish() trims trailing blanks and Ray's `[repeated Nx …]`: such lines take the long way.
+  const last = b[e - 1]!;
+  if (last <= 32 || last === 93 /* ] */) return -1;
+  return k + 10;
+}
+
+/** First `] -> ` (arrow) or `] ` at or after i and before e, or -1; -1 too when a CR or ESC comes first (clean() would change the text). */
+function closeAt(b: AsciiBytes, i: number, e: number, arrow: boolean): number {
+  const need = arrow ? 5 : 2;
+  for (let j = i; j + need <= e; j++) {
+    const c = b[j]!;
+    if (c === ESC || c === CR) return -1;
+    if (c === 93 && b[j + 1] === 32 && (!arrow || (b[j + 2] === 45 && b[j + 3] === 62 && b[j + 4] === 32))) return j;
+  }
+  return -1;
+}
+
+/**
+ * The fact of the channel message at [m, e) (m from channelHeadAt), read as
+ * facts.ts channelFast reads the same text; null when it strays from that
+ * shape or holds a byte clean() would remove.
+ */
+export function channelFromBytes(b: AsciiBytes, m: number, e: number): Fact | null {
+  let i = m + 8; // after 'Channel '
+  let j = i;
+  while (j < e && b[j]! >= 48 && b[j]! <= 57) j++;
+  if (j === i) return null;
+  i = j;
+  if (b[i] === 47 /* / */) {
+    j = i + 1;
+    while (j < e && b[j]! >= 48 && b[j]! <= 57) j++;
+    if (j === i + 1) return null;
+    i = j;
+  }
+  if (b[i] !== 32 || b[i + 1] !== 58 || b[i + 2] !== 32) return null; // ' : '
+  let from = 0;
+  j = i + 3;
+  for (; j < e; j++) {
+    const c = b[j]! - 48;
+    if (c < 0 || c > 9) break;
+    from = from * 10 + c;
+  }
+  if (j === i + 3 || b[j] !== 91 /* [ */) return null;
+  i = closeAt(b, j, e, true);
+  if (i < 0) return null;
+  let to = 0;
+  j = i + 5;
+  for (; j < e; j++) {
+    const c = b[j]! - 48;
+    if (c < 0 || c > 9) break;
+    to = to * 10 + c;
+  }
+  if (j === i + 5 || b[j] !== 91) return null;
+  i = closeAt(b, j, e, false);
+  if (i < 0) return null;
+  i += 2;
+  let direction: 'send' | 'receive' | null = null;
+  // '[send] ' / '[receive] '
+  if (b[i] === 91 && b[i + 1] === 115 && b[i + 2] === 101 && b[i + 3] === 110 && b[i + 4] === 100 && b[i + 5] === 93 && b[i + 6] === 32) {
+    direction = 'send';
+    i += 7;
+  } else if (b[i] === 91 && b[i + 1] === 114 && b[i + 2] === 101 && b[i + 3] === 99 && b[i + 4] === 101 && b[i + 5] === 105 && b[i + 6] === 118 && b[i + 7] === 101 && b[i + 8] === 93 && b[i + 9] === 32) {
+    direction = 'receive';
+    i += 10;
+  }
+  if (b[i] !== 118 || b[i + 1] !== 105 || b[i + 2] !== 97 || b[i + 3] !== 32 || i + 4 >= e) return null; // 'via '
+  for (j = i + 4; j < e; j++) if (b[j] === ESC || b[j] === CR) return null;
+  return channelFact(from, to, direction, b.latin1Slice(i + 4, e));
+}

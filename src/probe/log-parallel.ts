@@ -1,0 +1,145 @@
+// `ncclx log` on a large input: the bytes are cut at line starts into one
+// part per CPU, worker threads read the parts side by side, and the parts are
+// merged in input order (LogCollector.absorb). The merge is exact or declines;
+// when it declines, or anything about the input is unusual (standard input,
+// gzip, binary data, a worker failing), the input is read the ordinary way,
+// so the answer never depends on how it was read.
+import { existsSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { LogCollector, type CollectorPart } from '../model/log/analyze.js';
+import { binary, expand, logTarget, readLogs, SNIFF, type LogInput } from './log-read.js';
+
+/** Below this many bytes, starting workers costs more than it saves. */
+const PARALLEL_MIN = 48 << 20;
+/** Bytes per worker at least, and workers at most. */
+const PART_MIN = 16 << 20;
+const WORKERS_MAX = 8;
+
+export interface Segment {
+  path: string;
+  start: number;
+  end: number;
+}
+
+export type WorkerReply = { part: CollectorPart; lines: number[] } | { error: string };
+
+export interface Collected {
+  collector: LogCollector;
+  inputs: LogInput[];
+  /** Worker threads that read the input (0: read in this thread). */
+  workers: number;
+}
+
+/** NCCLX_LOG_WORKERS=N reads with N workers whatever the size (0: never); unset, the CPUs and the size decide. */
+function workerCount(total: number, env: string | undefined): number {
+  if (env !== undefined && /^\d+$/.test(env)) return Math.min(Number(env), WORKERS_MAX);
+  if (total < PARALLEL_MIN) return 0;
+  return Math.min(availableParallelism(), WORKERS_MAX, Math.floor(total / PART_MIN));
+}
+
+/** The first line start at or after `off` in the file (its size when none). */
+async function lineStartFrom(path: string, off: number, size: number): Promise<number> {
+  if (off <= 0) return 0;
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(64 << 10);
+    // The byte before off decides whether off already starts a line.
+    for (let pos = off - 1; pos < size; pos += buf.length) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      const nl = buf.subarray(0, bytesRead).indexOf(10);
+      if (nl >= 0) return pos + nl + 1;
+    }
+    return size;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Plain text files only, each with its size; null when anything calls for the ordinary way. */
+async function plainFiles(files: { path: string }[]): Promise<{ path: string; size: number }[] | null> {
+  const out: { path: string; size: number }[] = [];
+  for (const f of files) {
+    if (f.path === '-') return null;
+    const st = await stat(f.path);
+    if (!st.isFile()) return null;
+    const fh = await open(f.path, 'r');
+    try {
+      const head = Buffer.alloc(Math.min(SNIFF, st.size));
+      await fh.read(head, 0, head.length, 0);
+      if ((head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) || binary(head)) return null;
+    } finally {
+      await fh.close();
+    }
+    out.push({ path: f.path, size: st.size });
+  }
+  return out;
+}
+
+/** The byte ranges of each of n parts: equal shares of the total, moved to the next line start. */
+async function cut(files: { path: string; size: number }[], n: number): Promise<Segment[][]> {
+  const total = files.reduce((s, f) => s + f.size, 0);
+  // Cut points as (file, offset), in input order.
+  const points: { file: number; off: number }[] = [];
+  for (let w = 1; w < n; w++) {
+    let g = Math.floor((w * total) / n);
+    let i = 0;
+    while (i < files.length - 1 && g >= files[i]!.size) g -= files[i++]!.size;
+    points.push({ file: i, off: await lineStartFrom(files[i]!.path, g, files[i]!.size) });
+  }
+  const parts: Segment[][] = [];
+  let at = { file: 0, off: 0 };
+  for (const p of [...points, { file: files.length - 1, off: files.at(-1)!.size }]) {
+    const segs: Segment[] = [];
+    for (let i = at.file; i <= p.file; i++) {
+      const start = i === at.file ? at.off : 0;
+      const end = i === p.file ? p.off : files[i]!.size;
+      if (end > start) segs.push({ path: files[i]!.path, start, end });
+    }
+    if (segs.length) parts.push(segs);
+    if (p.file > at.file || (p.file === at.file && p.off > at.off)) at = p;
+  }
+  return parts;
+}
+
+function runWorker(script: URL, segments: Segment[]): Promise<WorkerReply> {
+  return new Promise((resolve) => {
+    const w = new Worker(script, { workerData: { segments } });
+    w.once('message', (m: WorkerReply) => resolve(m));
+    w.once('error', (e) => resolve({ error: e.message }));
+    w.once('exit', (code) => resolve({ error: `worker exited with ${code}` }));
+  });
+}
+
+/** Every input's lines into one collector: in parts on worker threads when the input is large, plain files and CPUs allow. */
+export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream, skipped: (name: string, why: string) => void, env: string | undefined = process.env['NCCLX_LOG_WORKERS']): Promise<Collected> {
+  const ordinary = async (): Promise<Collected> => {
+    const collector = new LogCollector();
+    const inputs = await readLogs(names, logTarget(collector), stdin, skipped);
+    return { collector, inputs, workers: 0 };
+  };
+  // The worker is the built module beside this one (run from the TypeScript sources, there is none).
+  const script = new URL('./log-worker.js', import.meta.url);
+  if (!existsSync(fileURLToPath(script))) return ordinary();
+  const listed = await expand(names.length ? names : ['-']);
+  const files = await plainFiles(listed);
+  if (!files || files.length === 0) return ordinary();
+  const total = files.reduce((s, f) => s + f.size, 0);
+  const n = workerCount(total, env);
+  if (n < 2) return ordinary();
+  const parts = await cut(files, n);
+  if (parts.length < 2) return ordinary();
+  const replies = await Promise.all(parts.map((segs) => runWorker(script, segs)));
+  const collector = new LogCollector();
+  const lines = new Map<string, number>();
+  for (let i = 0; i < replies.length; i++) {
+    const r = replies[i]!;
+    if ('error' in r || !collector.absorb(r.part)) return ordinary();
+    parts[i]!.forEach((s, j) => lines.set(s.path, (lines.get(s.path) ?? 0) + r.lines[j]!));
+  }
+  const inputs = files.map((f) => ({ name: f.path, bytes: f.size, lines: lines.get(f.path) ?? 0, gzip: false }));
+  return { collector, inputs, workers: replies.length };
+}

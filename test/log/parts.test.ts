@@ -1,0 +1,185 @@
+// The two shortcuts of `ncclx log` give exactly what reading every line as
+// text gives: channel lines read from the bytes of an ASCII chunk
+// (addAsciiLine), and a large log read in parts by worker threads and merged
+// (part/absorb). Checked on the whole corpus, every split point, and random
+// logs built from the shapes that make the merge hard: first statements,
+// duplicate WARNs across parts, hosts known only through the launcher.
+import fc from 'fast-check';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AsciiBytes } from '../../src/model/log/ascii.js';
+import { LogCollector } from '../../src/model/log/analyze.js';
+import { runs } from '../fuzz/lib.js';
+
+const CORPUS = join(__dirname, 'corpus');
+const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+const corpus = files(CORPUS).filter((f) => f.endsWith('.log'));
+const linesOf = (f: string) => readFileSync(f, 'utf8').replace(/\n$/, '').split('\n');
+
+/** Every line as text, the way a non-ASCII chunk goes. */
+function asText(lines: string[], c = new LogCollector()): LogCollector {
+  for (const l of lines) c.addLine(l.endsWith('\r') ? l.slice(0, -1) : l);
+  return c;
+}
+
+/** Every ASCII line as bytes, the way the reader hands them over. */
+function asBytes(lines: string[], c = new LogCollector()): LogCollector {
+  for (const l0 of lines) {
+    const l = l0.endsWith('\r') ? l0.slice(0, -1) : l0;
+    const b = Buffer.from(l, 'utf8');
+    if (b.length !== l.length) {
+      c.addLine(l);
+      continue;
+    }
+    c.addAsciiLine(b as unknown as AsciiBytes, 0, b.length, b.indexOf('NCCL'));
+  }
+  return c;
+}
+
+/** The lines cut at `cuts`, each part read by a collector of its own, then merged in order; null when a merge declines. */
+function inParts(lines: string[], cuts: number[], read = asBytes) {
+  const bounds = [0, ...cuts, lines.length];
+  const merged = new LogCollector();
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const part = read(lines.slice(bounds[i], bounds[i + 1]), LogCollector.part()).part();
+    if (!merged.absorb(structuredClone(part))) return null;
+  }
+  return merged.result();
+}
+
+const CHANNEL = 'gpu1:11:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA';
+
+describe('channel lines read from bytes', () => {
+  it('the bytes give what the text gives on every corpus file', () => {
+    for (const f of corpus) expect(asBytes(linesOf(f)).result(), f).toEqual(asText(linesOf(f)).result());
+  });
+
+  it('and on each way a channel line strays from its plain shape', () => {
+    const variants = [
+      CHANNEL,
+      CHANNEL.replace('[send] ', ''),
+      CHANNEL.replace('[send]', '[receive]'),
+      `${CHANNEL} `,
+      `${CHANNEL} [repeated 4x across cluster]`,
+      CHANNEL.replace('0[0]', '0[\x1b[0m0]'),
+      CHANNEL.replace('via', '\x1b[1mvia'),
+      `${CHANNEL}\r\r`,
+      CHANNEL.replace('gpu1', 'gp\ru1'),
+      CHANNEL.replace('gpu1', ''),
+      CHANNEL.replace('00/0', '00'),
+      CHANNEL.replace('00/0', '/0'),
+      CHANNEL.replace('00/0', '00/'),
+      CHANNEL.replace(' : ', ' :'),
+      CHANNEL.replace('0[0] ->', '0 ->'),
+      CHANNEL.replace('-> 8', '->8'),
+      CHANNEL.replace('8[0]', '8[0 ]'),
+      CHANNEL.replace('8[0] ', '8[0]'),
+      CHANNEL.replace('via ', 'via'),
+      CHANNEL.replace(/via .*/, 'via '),
+      CHANNEL.replace('Channel', 'Channels'),
+      CHANNEL.replace('NCCL INFO', 'NCCL WARN'),
+      `x NCCL y ${CHANNEL}`,
+      CHANNEL.replace('[0] NCCL', 'NCCL'),
+      CHANNEL.replace('0[0]', '99999999999999999999[0]'),
+      CHANNEL.replace('[0] -> 8', '[0] -> 9] -> 8'),
+      CHANNEL.replace('NET/IB/0/GDRDMA', 'P2P/IPC/read'),
+      CHANNEL.replace('NET/IB/0/GDRDMA', 'SHM/direct/direct'),
+      `[1,0]<stdout>:${CHANNEL}`,
+      `10.0.0.1: ${CHANNEL}`,
+    ];
+    for (const v of variants) expect(asBytes([v, CHANNEL]).result(), JSON.stringify(v)).toEqual(asText([v, CHANNEL]).result());
+    // Control: the plain shape is taken from the bytes (a collector fed nothing else still counts it).
+    expect(asBytes([CHANNEL]).result().ranks[0]).toMatchObject({ rank: 0, transports: { 'NET/IB': 1 }, netChannels: 1, gdrChannels: 1 });
+  });
+});
+
+describe('a log read in parts and merged', () => {
+  it('equals the log read whole at every split point of every corpus file (or declines)', () => {
+    let exact = 0;
+    let declined = 0;
+    for (const f of corpus) {
+      const lines = linesOf(f);
+      const whole = asText(lines).result();
+      for (let i = 0; i <= lines.length; i++) {
+        const r = inParts(lines, [i]);
+        if (r === null) declined++;
+        else {
+          exact++;
+          expect(r, `${f} split at line ${i}`).toEqual(whole);
+        }
+      }
+    }
+    // Only lines whose host comes from the launcher maps make a merge decline.
+    expect(exact).toBeGreaterThan(declined * 3);
+  });
+
+  it('three and four parts over all the corpus files read as one input', () => {
+    const lines = corpus.flatMap(linesOf);
+    const whole = asText(lines).result();
+    const n = lines.length;
+    for (const cuts of [[Math.floor(n / 3), Math.floor((2 * n) / 3)], [1, 2, n - 1], [Math.floor(n / 4), Math.floor(n / 2), Math.floor((3 * n) / 4)]]) {
+      const r = inParts(lines, cuts);
+      if (r) expect(r).toEqual(whole);
+    }
+  });
+
+  it('declines where only order can decide: a host known through the launcher, a bound reached', () => {
+    const lines = ['[1,0]<stdout>:hostA:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>', '[1,0]<stdout>::1:1 [0] x.cc:1 NCCL WARN something broke'];
+    expect(inParts(lines, [1])).toBeNull();
+    // The same lines in one part merge.
+    expect(inParts(lines, [])).toEqual(asText(lines).result());
+    const many = Array.from({ length: 300 }, (_, i) => `h:1:1 [0] NCCL INFO NCCL_X${i} set by environment to 1`);
+    expect(inParts(many, [150])).toBeNull();
+  });
+
+  it('random logs: every merge that is made equals the log read whole', () => {
+    const host = fc.constantFrom('h1', 'h2', 'h3', 'h1', 'h2', 'h3', '');
+    const launcher = fc.constantFrom('', '[1,0]<stdout>:', '[1,1]<stdout>:', '0: ', '10.0.0.9: ');
+    const msg = fc.constantFrom(
+      'NCCL version 2.18.3+cuda12.2',
+      'NCCL version 2.21.5+cuda12.4',
+      'NCCL_SOCKET_IFNAME set by environment to eth0',
+      'NCCL_SOCKET_IFNAME set by environment to ens3',
+      'NCCL_IB_GID_INDEX set by environment to 3.',
+      'Bootstrap : Using eth0:10.0.0.1<0>',
+      'Bootstrap: Using ens3:10.0.0.2<0>',
+      'NET/Socket : Using [0]eth0:10.0.0.1<0>',
+      'NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>',
+      'NET/IB : Using [0]mlx5_0:1/IB; OOB ens3:10.0.0.2<0>',
+      'NET/IB : No device found.',
+      'Using network IB',
+      'Using network Socket',
+      'Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA',
+      'Channel 01/0 : 1[1] -> 0[0] [receive] via NET/Socket/1',
+      'Channel 02/0 : 0[0] -> 1[1] via P2P/IPC',
+      'NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 9 mtu 5 GID 3 (80FE/1)',
+      'NET/IB : GPU Direct RDMA Enabled for HCA 0 \'mlx5_0\'',
+    );
+    const warn = fc.constantFrom('NET/IB : Got completion from peer 10.0.0.9<4100> with status=12 opcode=0 len=0 vendor err 129 (Send)', 'Call to ibv_modify_qp failed with 110 Connection timed out', 'Something odd');
+    // Rank lines with and without the device, so later statements override and headers only fill in.
+    const rank = fc.tuple(fc.nat(2), fc.nat(2), fc.integer({ min: 2, max: 4 }), fc.option(fc.nat(3)), fc.constantFrom('', ' - Init START', ' - Init COMPLETE')).map(
+      ([comm, r, n, dev, stage]) => `comm 0x55d${comm} rank ${r} nranks ${n}${dev === null ? '' : ` cudaDev ${dev} busId ${dev}b000`}${stage}`,
+    );
+    const line = fc.oneof(
+      { weight: 3, arbitrary: fc.tuple(host, fc.integer({ min: 1, max: 2 }), fc.integer({ min: -1, max: 3 }), rank).map(([h, pid, dev, m]) => `${h}:${pid}:${pid} [${dev}] NCCL INFO ${m}`) },
+      { weight: 6, arbitrary: fc.tuple(launcher, host, fc.integer({ min: 1, max: 3 }), fc.integer({ min: -1, max: 3 }), msg).map(([l, h, pid, dev, m]) => `${l}${h}:${pid}:${pid} [${dev}] NCCL INFO ${m}`) },
+      { weight: 2, arbitrary: fc.tuple(launcher, host, warn, fc.boolean()).map(([l, h, w, rep]) => `${l}${h}:1:2 [0] x.cc:1 NCCL WARN ${w}${rep ? ' [repeated 3x across cluster]' : ''}`) },
+      { weight: 1, arbitrary: fc.tuple(launcher, fc.constantFrom('NCCL version 2.18.3+cuda12.2', 'NCCL version 2.7.8+cuda11.0')).map(([l, v]) => `${l}${v}`) },
+      { weight: 1, arbitrary: fc.constantFrom('step 1 loss 0.5', '') },
+    );
+    let merged = 0;
+    let declined = 0;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 10, maxLength: 60, size: 'max' }), fc.array(fc.nat(60), { minLength: 1, maxLength: 3 }), (lines, cutsIn) => {
+        const cuts = [...new Set(cutsIn.map((c) => Math.min(c, lines.length)))].sort((a, b) => a - b);
+        const r = inParts(lines, cuts);
+        if (r === null) return void declined++;
+        merged++;
+        expect(r).toEqual(asText(lines).result());
+      }),
+      runs(400),
+    );
+    expect(merged).toBeGreaterThan(150);
+  });
+});
