@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
-import { gdrLevel, topoReport } from '../../src/model/topo/report.js';
+import { gdrLevel, nvbRule, topoReport } from '../../src/model/topo/report.js';
 import { probeNode } from '../../src/probe/index.js';
-import { buildSystem, localNetFor, mirrorBits, pathMatrix, pciGen, PATH } from '../../src/model/topo/system.js';
+import { buildSystem, localNetFor, mirrorBits, pathMatrix, pathsTo, pciGen, PATH, PATH_NAMES } from '../../src/model/topo/system.js';
 import { cpumapOf } from '../../src/model/topo/xml.js';
 import { parseXml, topoFromXml } from '../../src/model/topo/xml-read.js';
 import { UserError } from '../../src/model/errors.js';
@@ -390,5 +390,49 @@ describe('the rules', () => {
     expect(localNetFor(m, 0, 0, 1)).toBe(1);
     // A faster path beats a closer one.
     expect(localNetFor([[{ type: PATH.PIX, bw: 12, hops: 2, via: [] }, { type: PATH.PHB, bw: 24, hops: 3, via: [] }]], 0, 0)).toBe(1);
+  });
+  it('NVB (paths.cc ncclTopoSetPaths): one NVLink hop through a GPU for GPU → GPU and GPU → CPU paths, never for GPU → NIC; NCCL_NVB_DISABLE from 2.9.9', () => {
+    // GPUs 0, 1 on socket 0 and 2, 3 on socket 1, each on a root port (Gen4 x16 = 24 GB/s); NVLinks 0–1 and 1–2 (NV4 = 80 GB/s), none 0–2.
+    const f = (bdf: string, numa: number, cls = '0x030200'): TopoFunction => ({ bdf, path: [`pci0000:${bdf.slice(5, 7)}`, bdf], class: cls, vendor: '0x10de', device: '0x20b2', numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });
+    const t: TopoPart = {
+      functions: [f('0000:10:00.0', 0), f('0000:11:00.0', 0), f('0000:90:00.0', 1), f('0000:91:00.0', 1), { ...f('0000:12:00.0', 0, '0x020000'), vendor: '0x15b3', device: '0x1021' }],
+      gpus: ['0000:10:00.0', '0000:11:00.0', '0000:90:00.0', '0000:91:00.0'],
+      numaNodes: [{ id: 0, cpulist: '0-7' }, { id: 1, cpulist: '8-15' }],
+      // Skylake: 10 GB/s between the sockets.
+      cpu: { arch: 'x86_64', vendor: 'GenuineIntel', family: 6, model: 0x55 },
+      nvlink: { links: [[0, 4, 0, 0], [4, 0, 4, 0], [0, 4, 0, 0], [0, 0, 0, 0]], source: 'test' },
+    };
+    const nic: NcclIbDevice = { index: 0, dev: 'mlx5_0', port: 1, linkLayer: 'InfiniBand', fullPciPath: '/sys/devices/pci0000:12/0000:12:00.0', pciPath: '/sys/devices/pci0000:12/0000:12:00.0', pciPathIsPci: true, rateGbps: 400, rail: -1, plane: -1 };
+    const types = (nvb: boolean) => {
+      const sys = buildSystem(t, [nic], undefined, 'gen4+gen5', nvb);
+      const to = (base: (typeof sys.nodes)[number]) => pathsTo(sys, base);
+      const fromGpu0 = to(sys.gpus[0]!);
+      const toCpu0 = to(sys.cpus.find((c) => c.key === '0')!);
+      return {
+        gpu0: sys.gpus.map((g) => PATH_NAMES[fromGpu0.get(g)!.type]),
+        gpu2ToCpu0: { type: PATH_NAMES[toCpu0.get(sys.gpus[2]!)!.type], bw: toCpu0.get(sys.gpus[2]!)!.bw },
+        toNic: pathMatrix(sys).map((row) => PATH_NAMES[row[0]!.type]),
+      };
+    };
+    const on = types(true);
+    // 0 → 2 crosses GPU 1 over two NVLinks: NVB at NVLink bandwidth; GPU 3 has no NVLink: through both CPUs, SYS.
+    expect(on.gpu0).toEqual(['LOC', 'NVL', 'NVB', 'SYS']);
+    // GPU 2 reaches CPU 0 through GPU 1 (one hop from the CPU) over NVLink: PHB at 24 GB/s instead of SYS at 10.
+    expect(on.gpu2ToCpu0).toEqual({ type: 'PHB', bw: 24 });
+    // A GPU is never one hop from a NET: GPU 2's path to the NIC on socket 0 stays SYS (only PXN relays through a GPU).
+    expect(on.toNic).toEqual(['PHB', 'PHB', 'SYS', 'SYS']);
+    const off = types(false);
+    expect(off.gpu0).toEqual(['LOC', 'NVL', 'SYS', 'SYS']);
+    expect(off.gpu2ToCpu0).toEqual({ type: 'SYS', bw: 10 });
+    expect(off.toNic).toEqual(['PHB', 'PHB', 'SYS', 'SYS']);
+    // By release and NCCL_NVB_DISABLE (an NCCL_PARAM integer: strtoll, any non-zero value disables).
+    const p = (v: string) => profileFor(parseVersion(v));
+    expect(nvbRule(p('2.7.8'), undefined)).toBe(false);
+    expect(nvbRule(p('2.8.3'), undefined)).toBe(true);
+    expect(nvbRule(p('2.9.8'), '1')).toBe(true);
+    expect(nvbRule(p('2.9.9'), '1')).toBe(false);
+    expect(nvbRule(p('2.28.3'), '0x2')).toBe(false);
+    expect(nvbRule(p('2.28.3'), 'true')).toBe(true);
+    expect(nvbRule(p('2.28.3'), '0')).toBe(true);
   });
 });

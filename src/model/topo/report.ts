@@ -6,6 +6,7 @@
 import { advise } from '../result/build.js';
 import type { Finding } from '../result/types.js';
 import { effectiveEnv, withFlags } from '../nccl/conf.js';
+import { parseNcclInt } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
@@ -167,6 +168,17 @@ export function pxnRule(profile: Profile, disable: string | undefined): PxnRule 
   return atLeast(profile.version, '2.18.1') ? 'local-gpu' : 'first-peer';
 }
 
+/**
+ * NVB by release (paths.cc ncclTopoSetPaths): none before 2.8.3 (a GPU is
+ * never an intermediate step); from 2.8.3 one NVLink hop through a GPU;
+ * from 2.9.9 NCCL_NVB_DISABLE (an NCCL_PARAM integer, any non-zero value)
+ * turns it off.
+ */
+export function nvbRule(profile: Profile, disable: string | undefined): boolean {
+  if (!atLeast(profile.version, '2.8.3')) return false;
+  return !atLeast(profile.version, '2.9.9') || parseNcclInt(disable, 0).value === 0;
+}
+
 /** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule). */
 export function localNetRule(profile: Profile): LocalNetRule {
   return atLeast(profile.version, '2.18.5') ? 'mirror' : atLeast(profile.version, '2.18.1') ? 'mask' : 'modulo';
@@ -176,7 +188,7 @@ export function localNetRule(profile: Profile): LocalNetRule {
 function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, fileNets: Map<string, string> | null = null): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const devices = placedByFile(ib?.selection.transport.used ? ib.selection.devices : [], fileNets);
-  return { ib, sys: buildSystem(topo, devices, rules.c2c, rules.bcm) };
+  return { ib, sys: buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb) };
 }
 
 /** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */
@@ -231,6 +243,7 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
     c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
     p2c: atLeast(v, '2.27.3'),
     bcm: atLeast(v, '2.20.3') ? 'gen4+gen5' : atLeast(v, '2.9.6') ? 'gen4' : 'none',
+    nvb: nvbRule(profile, vars['NCCL_NVB_DISABLE']),
   };
 }
 

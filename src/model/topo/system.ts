@@ -38,6 +38,8 @@ export interface TopoRules {
   /** ≥ 2.27.3: C2C + PHB paths become P2C. */
   p2c: boolean;
   bcm: BcmRule;
+  /** ≥ 2.8.3 unless NCCL_NVB_DISABLE (≥ 2.9.9): a path may cross one GPU over two NVLinks (NVB). */
+  nvb: boolean;
 }
 const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
 
@@ -95,6 +97,8 @@ export interface TopoSystem {
   /** For each PCI function NCCL placed: its parent as NCCL found it. */
   parents: Map<string, string>;
   notes: string[];
+  /** Whether paths may cross one GPU over NVLink (NVB); see pathsTo. */
+  nvb: boolean;
 }
 
 function interCpuBw(cpu: TopoPart['cpu']): number {
@@ -142,7 +146,7 @@ export function parentChain(parents: Map<string, string>, key: string): string[]
 }
 
 /** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps; `c2c` names the Grace GPUs and how this release links them. */
-export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5'): TopoSystem {
+export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5', nvb = false): TopoSystem {
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const nodes: TNode[] = [];
   const byKey = new Map<string, TNode>();
@@ -270,7 +274,19 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
   const cpus = nodes.filter((n) => n.kind === 'CPU');
   const sys = interCpuBw(topo.cpu);
   for (const a of cpus) for (const b of cpus) if (a !== b) connect(a, b, 'SYS', sys);
-  return { nodes, gpus, nets, cpus, parents, notes };
+  return { nodes, gpus, nets, cpus, parents, notes, nvb };
+}
+
+/**
+ * Whether the breadth-first search may go on through a GPU (paths.cc, "allow
+ * routing through a GPU only as 1 hop"): never before 2.8.3 or with
+ * NCCL_NVB_DISABLE (sys.nvb false); otherwise only from a GPU one hop from the
+ * base, over NVLink, to another GPU. A GPU is never one hop from a NET, so
+ * GPU → NIC paths never cross a GPU (PXN is a separate step); GPU → GPU paths
+ * do (NVB), and so can GPU → CPU paths through a GPU on the CPU's root port.
+ */
+function nvbHop(sys: TopoSystem, link: TLink, path: Path): boolean {
+  return sys.nvb && link.type === 'NVL' && link.rem.kind === 'GPU' && path.hops <= 1;
 }
 
 /** ncclTopoSetPaths from `base`: the path from every node to base (type, bandwidth, hops). */
@@ -285,14 +301,15 @@ export function pathsTo(sys: TopoSystem, base: TNode): Map<TNode, Path> {
       const path = paths.get(n)!;
       for (const link of n.links) {
         const rem = link.rem;
-        // A GPU is never an intermediate hop (NCCL allows one NVLink hop through a GPU, NVB, which ncclx does not model).
-        if (n !== base && n.kind === 'GPU') continue;
+        if (n !== base && n.kind === 'GPU' && !nvbHop(sys, link, path)) continue;
         const remPath = paths.get(rem)!;
         const bw = Math.min(path.bw, link.bw);
         if ((remPath.bw === 0 || remPath.hops > path.hops) && remPath.bw < bw) {
           let type: number = link.type === 'NET' ? PATH.LOC : link.type === 'SYS' ? PATH.SYS : link.type === 'NVL' ? PATH.NVL : link.type === 'C2C' ? PATH.C2C : PATH.PIX;
           if (n.kind === 'PCI' && rem.kind === 'PCI') type = PATH.PXB;
           if (link.type === 'PCI' && (n.kind === 'CPU' || rem.kind === 'CPU')) type = PATH.PHB;
+          // NVLink on to a GPU reached over NVLink: the one-GPU hop NCCL calls NVB.
+          if (n !== base && n.kind === 'GPU' && path.type === PATH.NVL && type === PATH.NVL) type = PATH.NVB;
           paths.set(rem, { type: Math.max(path.type, type), bw, hops: path.hops + 1, via: [rem, ...path.via] });
           if (!next.includes(rem)) next.push(rem);
         }
@@ -389,7 +406,7 @@ export interface GpuNicMap {
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
 export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean): GpuNicMap {
-  const sys = buildSystem(topo, ibDevices, rules.c2c, rules.bcm);
+  const sys = buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb);
   const m = effectivePaths(sys, rules.local, rules.pxn, gdrOk, rules).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);
