@@ -44,7 +44,7 @@ export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
   }
   if (r.nics.length) {
     out.push('', s.bold('NICs NCCL places'));
-    const rows = [['NIC', 'PCI', 'NUMA', 'PCIe link', 'under'], ...r.nics.map((n) => [`[${n.index}] ${n.device}:${n.port}`, n.bdf ?? '-', String(n.numaNode ?? '-'), link(n.link), n.parents.join(' → ')])];
+    const rows = [['NIC', 'PCI', 'NUMA', 'PCIe link', 'under'], ...r.nics.map((n) => [n.members.length ? `[${n.index}] ${n.device} (vNIC of ${n.members.map((m) => `[${m.index}] ${m.device}:${m.port}`).join(', ')})` : `[${n.index}] ${n.device}:${n.port}`, n.bdf ?? '-', String(n.numaNode ?? '-'), link(n.link), n.parents.join(' → ')])];
     out.push(...table(rows).map((l) => `  ${l}`));
   }
   if (verbose && r.gpus.length) {

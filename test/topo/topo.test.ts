@@ -8,9 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
-import { gdrLevel, topoReport } from '../../src/model/topo/report.js';
+import { gdrLevel, nvbRule, topoReport } from '../../src/model/topo/report.js';
 import { probeNode } from '../../src/probe/index.js';
-import { buildSystem, localNetFor, mirrorBits, pathMatrix, pciGen, PATH } from '../../src/model/topo/system.js';
+import { buildSystem, fuseNets, localNetFor, mirrorBits, pathMatrix, pathsTo, pciGen, PATH, PATH_NAMES } from '../../src/model/topo/system.js';
+import { mergeDevices, readIbInputs } from '../../src/model/nccl/ib.js';
+import { netFusion } from '../../src/model/topo/report.js';
+import { topoXml } from '../../src/model/topo/xml.js';
 import { cpumapOf } from '../../src/model/topo/xml.js';
 import { parseXml, topoFromXml } from '../../src/model/topo/xml-read.js';
 import { UserError } from '../../src/model/errors.js';
@@ -93,11 +96,17 @@ describe('fixtures', () => {
       expect(ids(d)).toEqual(['TOPO-010']);
     }
   });
-  it('cloud VM, flat PCI: every function on the root bus, numa -1; the VFs fold onto 00:00.0; PHB everywhere; GPUs spread by mirrorBits over 4 NICs; GPUDirect off (info)', () => {
+  it('cloud VM, flat PCI: every function on the root bus, numa -1; the VFs fold onto 00:00.0 and NCCL fuses them into one vNIC (spread by mirrorBits over 4 NICs with NCCL_NET_MERGE_LEVEL=LOC); PHB everywhere; GPUDirect off (info)', () => {
     const { d } = topo('topo-cloud-flat');
-    expect(new Set(matrix(d))).toEqual(new Set(['PHB PHB PHB PHB']));
-    expect(d.nics.map((n: { bdf: string }) => n.bdf)).toEqual(['0000:00:00.0', '0000:00:00.0', '0000:00:00.0', '0000:00:00.0']);
-    expect(nicOf(d)).toEqual(['mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3', 'mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3']);
+    // The four VFs share one <nic> (distance PORT): from 2.27.3 NCCL fuses them (four, NCCL_NET_MAX_DEVS_PER_NIC) into NET 4.
+    expect(matrix(d)).toEqual(Array(8).fill('PHB'));
+    expect(d.nics).toMatchObject([{ index: 4, device: 'mlx5_0+mlx5_1+mlx5_2+mlx5_3', bdf: '0000:00:00.0', members: [0, 1, 2, 3].map((i) => ({ index: i, device: `mlx5_${i}` })) }]);
+    expect(new Set(nicOf(d))).toEqual(new Set(['mlx5_0+mlx5_1+mlx5_2+mlx5_3']));
+    // NCCL_NET_MERGE_LEVEL=LOC: the four NETs as they are, the GPUs spread over them by mirrorBits.
+    const loc = JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-cloud-flat'), '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', NCCL_NET_MERGE_LEVEL: 'LOC' } }).stdout);
+    expect(new Set(matrix(loc))).toEqual(new Set(['PHB PHB PHB PHB']));
+    expect(loc.nics.map((n: { bdf: string }) => n.bdf)).toEqual(['0000:00:00.0', '0000:00:00.0', '0000:00:00.0', '0000:00:00.0']);
+    expect(nicOf(loc)).toEqual(['mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3', 'mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3']);
     // The host bridge has no link attributes: width 0 → 16, speed unknown → 60: 12 GB/s.
     expect(d.pairs[0].bwGBs).toBe(12);
     expect(d.pairs.every((p: { gdr: { enabled: boolean; distance: string } }) => p.gdr.enabled === false && p.gdr.distance === 'PHB')).toBe(true);
@@ -390,5 +399,105 @@ describe('the rules', () => {
     expect(localNetFor(m, 0, 0, 1)).toBe(1);
     // A faster path beats a closer one.
     expect(localNetFor([[{ type: PATH.PIX, bw: 12, hops: 2, via: [] }, { type: PATH.PHB, bw: 24, hops: 3, via: [] }]], 0, 0)).toBe(1);
+  });
+  it('NVB (paths.cc ncclTopoSetPaths): one NVLink hop through a GPU for GPU → GPU and GPU → CPU paths, never for GPU → NIC; NCCL_NVB_DISABLE from 2.9.9', () => {
+    // GPUs 0, 1 on socket 0 and 2, 3 on socket 1, each on a root port (Gen4 x16 = 24 GB/s); NVLinks 0–1 and 1–2 (NV4 = 80 GB/s), none 0–2.
+    const f = (bdf: string, numa: number, cls = '0x030200'): TopoFunction => ({ bdf, path: [`pci0000:${bdf.slice(5, 7)}`, bdf], class: cls, vendor: '0x10de', device: '0x20b2', numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });
+    const t: TopoPart = {
+      functions: [f('0000:10:00.0', 0), f('0000:11:00.0', 0), f('0000:90:00.0', 1), f('0000:91:00.0', 1), { ...f('0000:12:00.0', 0, '0x020000'), vendor: '0x15b3', device: '0x1021' }],
+      gpus: ['0000:10:00.0', '0000:11:00.0', '0000:90:00.0', '0000:91:00.0'],
+      numaNodes: [{ id: 0, cpulist: '0-7' }, { id: 1, cpulist: '8-15' }],
+      // Skylake: 10 GB/s between the sockets.
+      cpu: { arch: 'x86_64', vendor: 'GenuineIntel', family: 6, model: 0x55 },
+      nvlink: { links: [[0, 4, 0, 0], [4, 0, 4, 0], [0, 4, 0, 0], [0, 0, 0, 0]], source: 'test' },
+    };
+    const nic: NcclIbDevice = { index: 0, dev: 'mlx5_0', port: 1, linkLayer: 'InfiniBand', fullPciPath: '/sys/devices/pci0000:12/0000:12:00.0', pciPath: '/sys/devices/pci0000:12/0000:12:00.0', pciPathIsPci: true, rateGbps: 400, rail: -1, plane: -1 };
+    const types = (nvb: boolean) => {
+      const sys = buildSystem(t, [nic], undefined, 'gen4+gen5', nvb);
+      const to = (base: (typeof sys.nodes)[number]) => pathsTo(sys, base);
+      const fromGpu0 = to(sys.gpus[0]!);
+      const toCpu0 = to(sys.cpus.find((c) => c.key === '0')!);
+      return {
+        gpu0: sys.gpus.map((g) => PATH_NAMES[fromGpu0.get(g)!.type]),
+        gpu2ToCpu0: { type: PATH_NAMES[toCpu0.get(sys.gpus[2]!)!.type], bw: toCpu0.get(sys.gpus[2]!)!.bw },
+        toNic: pathMatrix(sys).map((row) => PATH_NAMES[row[0]!.type]),
+      };
+    };
+    const on = types(true);
+    // 0 → 2 crosses GPU 1 over two NVLinks: NVB at NVLink bandwidth; GPU 3 has no NVLink: through both CPUs, SYS.
+    expect(on.gpu0).toEqual(['LOC', 'NVL', 'NVB', 'SYS']);
+    // GPU 2 reaches CPU 0 through GPU 1 (one hop from the CPU) over NVLink: PHB at 24 GB/s instead of SYS at 10.
+    expect(on.gpu2ToCpu0).toEqual({ type: 'PHB', bw: 24 });
+    // A GPU is never one hop from a NET: GPU 2's path to the NIC on socket 0 stays SYS (only PXN relays through a GPU).
+    expect(on.toNic).toEqual(['PHB', 'PHB', 'SYS', 'SYS']);
+    const off = types(false);
+    expect(off.gpu0).toEqual(['LOC', 'NVL', 'SYS', 'SYS']);
+    expect(off.gpu2ToCpu0).toEqual({ type: 'SYS', bw: 10 });
+    expect(off.toNic).toEqual(['PHB', 'PHB', 'SYS', 'SYS']);
+    // By release and NCCL_NVB_DISABLE (an NCCL_PARAM integer: strtoll, any non-zero value disables).
+    const p = (v: string) => profileFor(parseVersion(v));
+    expect(nvbRule(p('2.7.8'), undefined)).toBe(false);
+    expect(nvbRule(p('2.8.3'), undefined)).toBe(true);
+    expect(nvbRule(p('2.9.8'), '1')).toBe(true);
+    expect(nvbRule(p('2.9.9'), '1')).toBe(false);
+    expect(nvbRule(p('2.28.3'), '0x2')).toBe(false);
+    expect(nvbRule(p('2.28.3'), 'true')).toBe(true);
+    expect(nvbRule(p('2.28.3'), '0')).toBe(true);
+  });
+  describe('virtual NICs (NCCL_NET_MERGE_LEVEL, topo.cc ncclTopoAutoMerge / ncclTopoProcessNet)', () => {
+    // One GPU and three NET devices on socket 0's root ports: mlx5_0 and mlx5_1 are the two PCI functions of one
+    // dual-port card (0000:12:00.0/.1, folded by the IB transport to 0000:12:00.0, so one <nic>), mlx5_2 its own card.
+    const f = (bdf: string, cls: string): TopoFunction => ({ bdf, path: [`pci0000:${bdf.slice(5, 7)}`, bdf], class: cls, vendor: null, device: null, numaNode: 0, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });
+    const t: TopoPart = {
+      functions: [f('0000:10:00.0', '0x030200'), f('0000:12:00.0', '0x020000'), f('0000:13:00.0', '0x020000')],
+      gpus: ['0000:10:00.0'],
+      numaNodes: [{ id: 0, cpulist: '0-7' }],
+      cpu: { arch: 'x86_64', vendor: 'GenuineIntel', family: 6, model: 143 },
+    };
+    const dev = (index: number, name: string, bdf: string | null): NcclIbDevice => ({ index, dev: name, port: 1, linkLayer: 'InfiniBand', fullPciPath: bdf ? `/sys/devices/pci0000:${bdf.slice(5, 7)}/${bdf}` : '', pciPath: bdf ? `/sys/devices/pci0000:${bdf.slice(5, 7)}/${bdf}` : null, pciPathIsPci: !!bdf, rateGbps: 200, rail: -1, plane: -1 });
+    const devices = [dev(0, 'mlx5_0', '0000:12:00.0'), dev(1, 'mlx5_1', '0000:12:00.0'), dev(2, 'mlx5_2', '0000:13:00.0')];
+    const system = (v: string, vars: Record<string, string> = {}, devs = devices) => {
+      const profile = profileFor(parseVersion(v));
+      const merge = mergeDevices(devs, [], profile, readIbInputs(vars, profile));
+      return fuseNets(buildSystem(t, devs), netFusion({ devices: devs, merge }, profile));
+    };
+    const nets = (sys: ReturnType<typeof system>) => sys.nets.map((n) => `${n.ib!.index} ${n.ib!.dev}`);
+    it('≥ 2.27.3: the two NETs of one <nic> (distance PORT, the default level) become NET 3 = mlx5_0+mlx5_1, in their place, at their summed rate; they leave the graph; the GPU takes the vNIC', () => {
+      const sys = system('2.28.3');
+      expect(nets(sys)).toEqual(['3 mlx5_0+mlx5_1', '2 mlx5_2']);
+      expect(sys.nets[0]!.members!.map((m) => m.dev)).toEqual(['mlx5_0', 'mlx5_1']);
+      expect(sys.nodes.filter((n) => n.kind === 'NET')).toHaveLength(2);
+      // NIC → NET link: 2 × 200 Gb/s = 50 GB/s; the GPU's path is still capped by PCIe Gen4 x16 (24 GB/s), PHB through CPU 0.
+      const nic = sys.nets[0]!.links[0]!.rem;
+      expect(nic.bdf).toBe('0000:12:00.0');
+      expect(sys.nets[0]!.links[0]!.bw).toBe(50);
+      const m = pathMatrix(sys);
+      expect(m[0]!.map((p) => `${PATH_NAMES[p.type]} ${p.bw}`)).toEqual(['PHB 24', 'PHB 24']);
+      // Tied on bandwidth and type: GPU 0 (mirrorBits(0, 2) = 0) takes the first NET, the vNIC.
+      expect(localNetFor(m, 0, 0)).toBe(0);
+      // --xml writes the physical <net>s, as NCCL_TOPO_DUMP_FILE does (NCCL fuses them again on load).
+      const x = topoXml(t, sys);
+      expect(x.xml).toContain('<net name="mlx5_0"/>');
+      expect(x.xml).toContain('<net name="mlx5_1"/>');
+      expect(x.xml).not.toContain('mlx5_0+mlx5_1');
+      expect(x.notes.join(' ')).toContain('mlx5_0+mlx5_1 (NET 3) is a virtual NIC');
+    });
+    it('no fusion with NCCL_NET_MERGE_LEVEL=LOC (or a value that is not a level name, which reads as LOC) from 2.27.3, or before 2.24.3', () => {
+      for (const [v, vars] of [['2.28.3', { NCCL_NET_MERGE_LEVEL: 'LOC' }], ['2.28.3', { NCCL_NET_MERGE_LEVEL: 'bogus' }], ['2.18.5', {}]] as const) {
+        expect(nets(system(v, vars))).toEqual(['0 mlx5_0', '1 mlx5_1', '2 mlx5_2']);
+      }
+    });
+    it('2.24.3–2.26.x: every AutoMerge group, of one device too, is a new device from index 3; a single NET is renumbered, a fused group\'s vNIC is lost in a nested <nic> and its members stay', () => {
+      const port = system('2.26.2');
+      expect(nets(port)).toEqual(['0 mlx5_0', '1 mlx5_1', '4 mlx5_2']);
+      expect(port.notes.join(' ')).toContain('NET 3 (mlx5_0+mlx5_1)');
+      // LOC: three groups of one, NETs 3, 4, 5: NET 0 is gone (NVIDIA/nccl#1748).
+      expect(nets(system('2.24.3', { NCCL_NET_MERGE_LEVEL: 'LOC' }))).toEqual(['3 mlx5_0', '4 mlx5_1', '5 mlx5_2']);
+    });
+    it('NICs off the PCI tree all share the first CPU\'s <nic>: fused at most NCCL_NET_MAX_DEVS_PER_NIC at a time (4; 8 from 2.30.3)', () => {
+      const six = Array.from({ length: 6 }, (_, i) => dev(i, `mlx5_${i}`, null));
+      expect(nets(system('2.28.3', {}, six))).toEqual(['6 mlx5_0+mlx5_1+mlx5_2+mlx5_3', '7 mlx5_4+mlx5_5']);
+      expect(nets(system('2.30.3', {}, six))).toEqual(['6 mlx5_0+mlx5_1+mlx5_2+mlx5_3+mlx5_4+mlx5_5']);
+    });
   });
 });

@@ -19,7 +19,7 @@ import { atLeast, versionString } from '../nccl/versions.js';
 import type { IpRouteJson } from '../snapshot/kernel-types.js';
 import type { AddressInfo, HostResolution, NodeSnapshot } from '../snapshot/types.js';
 import { chooseGid, describeChosen } from './gid-choice.js';
-import { topoFacts } from '../topo/report.js';
+import { netFusion, topoFacts } from '../topo/report.js';
 import type { BootstrapFacts, GidFacts, NodeFacts, PortFacts, TargetFacts } from './types.js';
 
 export interface FactsOptions {
@@ -208,6 +208,6 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
     localAddresses: snap.network.addresses.filter((a) => a.scope !== 'host' && a.scope !== 'link').map((a) => a.address),
     routing: routingOf(snap),
     probeWarnings: snap.warnings.length,
-    topo: snap.pci?.topology ? topoFacts(snap.pci.topology, ib.transport.used ? ib.devices : [], profile, env.vars, readiness.status) : null,
+    topo: snap.pci?.topology ? topoFacts(snap.pci.topology, ib.transport.used ? ib.devices : [], profile, env.vars, readiness.status, netFusion(ib.transport.used ? ib : null, profile)) : null,
   };
 }

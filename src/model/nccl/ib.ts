@@ -8,6 +8,7 @@ import { parseNcclInt, type NcclIntParam } from './cint.js';
 import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
 import type { Profile } from './versions.js';
+import { autoMerge, MERGE_LEVELS, mergeRank } from './vnic.js';
 
 // ---------------------------------------------------------------------------
 // Reading sysfs values
@@ -67,8 +68,6 @@ export interface IbInputs {
   /** NCCL_NET (case-insensitive transport name). */
   net: string | undefined;
 }
-
-const MERGE_LEVELS = ['LOC', 'PORT', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS'];
 
 /** kvConvertToInt: the first key that is a case-insensitive prefix of the value; none → 0 (LOC). */
 export function mergeLevelOf(raw: string | undefined): { level: string; log: string | null } {
@@ -479,7 +478,10 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   const level = inputs.mergeLevel.level;
   if (inputs.mergeLevel.log) result.notes.push(`NCCL_NET_MERGE_LEVEL='${inputs.mergeLevel.raw}' is not a level name: INFO "${inputs.mergeLevel.log}", so no fusion`);
   if (level !== 'LOC' && level !== 'PORT') result.notes.push(`NCCL_NET_MERGE_LEVEL=${level} also fuses NICs further apart than one PCI device; ncclx shows only the PORT-level groups (the rest depends on the GPU/PCI topology)`);
-  const groups = groupBy((d) => (d.pciPathIsPci && d.pciPath ? lastComponent(d.pciPath) : 'first CPU (not a PCI device)'));
+  // What ncclx ib knows of the distance between two NETs: PORT when they share a NIC node, further otherwise.
+  const nicKey = (d: NcclIbDevice) => (d.pciPathIsPci && d.pciPath ? lastComponent(d.pciPath) : 'first CPU (not a PCI device)');
+  const port = mergeRank('PORT');
+  const groups = autoMerge(devices.length, (i, j) => (nicKey(devices[i]!) === nicKey(devices[j]!) ? port : port + 1), port, profile.vnicMaxDevs).map((g) => [nicKey(devices[g[0]!]!), g.map((i) => devices[i]!.index)] as const);
   for (const [key, members] of groups) {
     if (members.length < 2 || level === 'LOC') {
       result.groups.push({ key, members, merged: false, why: level === 'LOC' ? 'NCCL_NET_MERGE_LEVEL resolves to LOC: no fusion' : 'alone on its NIC' });

@@ -122,6 +122,14 @@ export interface Profile {
   ibMerge: 'none' | 'ib-transport' | 'core-vnic';
   /** ≥ 2.27.3: NCCL_IB_MERGE_NICS=0 refusing a vNIC is an INFO line (a WARN in 2.24.3–2.26). */
   ibMergeRefusalInfo: boolean;
+  /**
+   * How the core's vNICs enter the topology (topo.cc ncclTopoProcessNet/MakeVnic): 'every-group' (2.24.3–2.26.x)
+   * makes a virtual device of every AutoMerge group, one device included, and renumbers them; 'fused-only'
+   * (≥ 2.27.3) only groups of two or more, whose members leave the graph. 'none' before 2.24.3.
+   */
+  vnicMode: 'none' | 'every-group' | 'fused-only';
+  /** NCCL_NET_MAX_DEVS_PER_NIC: physical devices per vNIC (4; 8 from 2.30.3, net plugin API v12). */
+  vnicMaxDevs: number;
   /** ≥ 2.29.7: NCCL_IB_DEVICE_PCI_ORDER (default 1) sorts devices by PCI BDF; before, libibverbs order. */
   ibPciOrder: boolean;
   /** ≥ 2.21.5: NCCL_IB_GID_INDEX defaults to -1 (automatic choice); before, a fixed default of 0. */
@@ -180,6 +188,8 @@ export function profileFor(v: NcclVersion): Profile {
     ibMergeVfsParam: ge('2.18.1'),
     ibMerge: ge('2.24.3') ? 'core-vnic' : ge('2.20.3') ? 'ib-transport' : 'none',
     ibMergeRefusalInfo: ge('2.27.3'),
+    vnicMode: ge('2.27.3') ? 'fused-only' : ge('2.24.3') ? 'every-group' : 'none',
+    vnicMaxDevs: ge('2.30.3') ? 8 : 4,
     ibPciOrder: ge('2.29.7'),
     gidAuto: ge('2.21.5'),
     gidIbFlid: ge('2.22.3'),

@@ -6,6 +6,7 @@
 import { advise } from '../result/build.js';
 import type { Finding } from '../result/types.js';
 import { effectiveEnv, withFlags } from '../nccl/conf.js';
+import { parseNcclInt } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
@@ -13,8 +14,8 @@ import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } 
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
 import { gpuNicMap, type GpuNicMap } from './system.js';
-import type { NcclIbDevice } from '../nccl/ib.js';
-import { buildSystem, effectivePaths, linkDegraded, localNetFor, localNets, parentChain, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
+import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
+import { buildSystem, effectivePaths, fuseNets, type NetFusion, linkDegraded, localNetFor, localNets, parentChain, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
@@ -60,6 +61,8 @@ export interface TopoNic {
   parents: string[];
   link: LinkState | null;
   rateGbps: number | null;
+  /** A virtual NIC (NIC fusion, ≥ 2.24.3): the physical devices fused into it; empty for a physical NIC. */
+  members: { index: number; device: string; port: number }[];
 }
 
 export interface GdrDecision {
@@ -167,16 +170,34 @@ export function pxnRule(profile: Profile, disable: string | undefined): PxnRule 
   return atLeast(profile.version, '2.18.1') ? 'local-gpu' : 'first-peer';
 }
 
+/**
+ * NVB by release (paths.cc ncclTopoSetPaths): none before 2.8.3 (a GPU is
+ * never an intermediate step); from 2.8.3 one NVLink hop through a GPU;
+ * from 2.9.9 NCCL_NVB_DISABLE (an NCCL_PARAM integer, any non-zero value)
+ * turns it off.
+ */
+export function nvbRule(profile: Profile, disable: string | undefined): boolean {
+  if (!atLeast(profile.version, '2.8.3')) return false;
+  return !atLeast(profile.version, '2.9.9') || parseNcclInt(disable, 0).value === 0;
+}
+
 /** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule). */
 export function localNetRule(profile: Profile): LocalNetRule {
   return atLeast(profile.version, '2.18.5') ? 'mirror' : atLeast(profile.version, '2.18.1') ? 'mask' : 'modulo';
 }
 
 /** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
-function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, fileNets: Map<string, string> | null = null): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
+function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, profile: Profile, fileNets: Map<string, string> | null = null): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
-  const devices = placedByFile(ib?.selection.transport.used ? ib.selection.devices : [], fileNets);
-  return { ib, sys: buildSystem(topo, devices, rules.c2c, rules.bcm) };
+  const used = ib?.selection.transport.used ? ib.selection : null;
+  const devices = placedByFile(used?.devices ?? [], fileNets);
+  return { ib, sys: fuseNets(buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb), netFusion(used, profile)) };
+}
+
+/** The NETs NCCL fuses, as ncclx ib's mergeDevices decides them (one decision for both commands). */
+export function netFusion(selection: Pick<IbSelection, 'devices' | 'merge'> | null, profile: Profile): NetFusion {
+  if (!selection) return { fused: [], physical: 0, mode: 'none' };
+  return { fused: selection.merge.groups.filter((g) => g.merged).map((g) => g.members), physical: selection.devices.length, mode: profile.vnicMode };
 }
 
 /** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */
@@ -231,6 +252,7 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
     c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
     p2c: atLeast(v, '2.27.3'),
     bcm: atLeast(v, '2.20.3') ? 'gen4+gen5' : atLeast(v, '2.9.6') ? 'gen4' : 'none',
+    nvb: nvbRule(profile, vars['NCCL_NVB_DISABLE']),
   };
 }
 
@@ -245,7 +267,7 @@ export function topoFile(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoXml
   const topo = snapshot.pci?.topology;
   if (!topo) return { unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)' };
   const profile = profileFor(chooseVersion(o.ncclVersion, snapshot).version);
-  return topoXml(topo, systemOf(snapshot, topo, o, topoRules(profile, effectiveEnv(snapshot.env, profile).vars, topo)).sys);
+  return topoXml(topo, systemOf(snapshot, topo, o, topoRules(profile, effectiveEnv(snapshot.env, profile).vars, topo), profile).sys);
 }
 
 export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
@@ -270,7 +292,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const topo = file.topo;
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const rules = topoRules(profile, env.vars, topo);
-  const { ib, sys } = systemOf(snapshot, topo, o, rules, file.nets);
+  const { ib, sys } = systemOf(snapshot, topo, o, rules, profile, file.nets);
   const rule = rules.local;
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
   const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
@@ -285,7 +307,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const d = n.ib!;
     const nicNode = n.links.find((l) => l.type === 'NET')!.rem;
     const bdf = nicNode.bdf;
-    return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps };
+    const members = (n.members ?? []).map((m) => ({ index: m.index, device: m.dev, port: m.port }));
+    return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps, members };
   });
   const pairs: TopoPair[] = gpus.map((g) => {
     const row = matrix[g.index]!;
@@ -316,7 +339,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
             : nicGdr === null
               ? `within ${level}, but ncclx has no RDMA data to tell whether the NIC side supports it`
               : `${via !== undefined ? `through GPU ${via} (PXN), whose path is ${name(rawDistance)}` : `the path is ${name(rawDistance)}`}${compared !== rawDistance ? ' (counted as C2C: NCCL_NET_GDR_C2C)' : ''}, within ${level} (${levelSource}); NIC side: ${readiness.status === 'peer-memory' ? 'peer memory' : 'DMA-BUF'}`,
-      log: `GPU Direct RDMA ${within && nicGdr !== false ? 'Enabled' : 'Disabled'} for GPU ${g.index} / HCA ${nic} (${numbers}) — ${where}`,
+      log: `GPU Direct RDMA ${within && nicGdr !== false ? 'Enabled' : 'Disabled'} for GPU ${g.index} / HCA ${nics[nic]!.index} (${numbers}) — ${where}`,
     };
     return { gpu: g.index, relay: via ?? null, nic, channelNics, path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
   });
@@ -403,7 +426,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
 }
 
 /** compare's GPU → NIC facts for a node, under the same rules and GPUDirect RDMA judgement as `ncclx topo`. */
-export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Profile, vars: Record<string, string | undefined>, gdrStatus: string): GpuNicMap {
+export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Profile, vars: Record<string, string | undefined>, gdrStatus: string, fusion: NetFusion = { fused: [], physical: devices0.length, mode: 'none' }): GpuNicMap {
   // NCCL_TOPO_FILE applies here as in `ncclx topo` (a file that cannot be read or parsed leaves /sys).
   const file = withTopoFile(topo0, vars, {});
   const topo = file.topo;
@@ -411,5 +434,5 @@ export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Pr
   const rules = topoRules(profile, vars, topo);
   const gpuIndex = (g: number) => rules.c2c.gpus.has(topo.gpus[g] ?? '');
   const ok = gdrPairOk(nicGdrSupport(gdrStatus), gdrLevel(vars['NCCL_NET_GDR_LEVEL'], profile).level, { gpu: gpuIndex, on: netGdrC2c(profile, vars), p2c: rules.p2c });
-  return gpuNicMap(topo, devices, rules, ok);
+  return gpuNicMap(topo, devices, rules, ok, fusion);
 }

@@ -38,6 +38,8 @@ export interface TopoRules {
   /** ≥ 2.27.3: C2C + PHB paths become P2C. */
   p2c: boolean;
   bcm: BcmRule;
+  /** ≥ 2.8.3 unless NCCL_NVB_DISABLE (≥ 2.9.9): a path may cross one GPU over two NVLinks (NVB). */
+  nvb: boolean;
 }
 const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
 
@@ -51,8 +53,10 @@ export interface TNode {
   /** GPU, PCI, NIC: the PCI function; CPU: the NUMA id as NCCL read it. */
   bdf: string | null;
   numa: string | null;
-  /** NET: the NCCL IB device. */
+  /** NET: the NCCL IB device (for a virtual NIC, one standing for it: its index, `a+b` name and summed rate). */
   ib: NcclIbDevice | null;
+  /** NET of a virtual NIC: the physical devices fused into it. */
+  members?: NcclIbDevice[];
 }
 
 interface TLink {
@@ -95,6 +99,8 @@ export interface TopoSystem {
   /** For each PCI function NCCL placed: its parent as NCCL found it. */
   parents: Map<string, string>;
   notes: string[];
+  /** Whether paths may cross one GPU over NVLink (NVB); see pathsTo. */
+  nvb: boolean;
 }
 
 function interCpuBw(cpu: TopoPart['cpu']): number {
@@ -142,7 +148,7 @@ export function parentChain(parents: Map<string, string>, key: string): string[]
 }
 
 /** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps; `c2c` names the Grace GPUs and how this release links them. */
-export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5'): TopoSystem {
+export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5', nvb = false): TopoSystem {
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const nodes: TNode[] = [];
   const byKey = new Map<string, TNode>();
@@ -270,7 +276,87 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
   const cpus = nodes.filter((n) => n.kind === 'CPU');
   const sys = interCpuBw(topo.cpu);
   for (const a of cpus) for (const b of cpus) if (a !== b) connect(a, b, 'SYS', sys);
-  return { nodes, gpus, nets, cpus, parents, notes };
+  return { nodes, gpus, nets, cpus, parents, notes, nvb };
+}
+
+/** The NET fusion NCCL applies: the groups it fuses (NCCL indexes), the physical device count, the release's mode (Profile.vnicMode). */
+export interface NetFusion {
+  fused: number[][];
+  physical: number;
+  mode: 'none' | 'every-group' | 'fused-only';
+}
+
+/**
+ * How NCCL's core turns AutoMerge groups into NET devices (topo.cc
+ * ncclTopoProcessNet, ncclTopoMakeVnic, ncclTopoGetVNicParent; nccl-behavior.md
+ * §7.3). AutoMerge's groups are the fused ones plus every other device alone,
+ * in root order (a group's root is its lowest index).
+ * - 'fused-only' (≥ 2.27.3): each fused group becomes a NET numbered from the
+ *   physical count in group order, placed under its members' NIC (the common
+ *   parent at PORT, raised to that NIC's PCI node), with the members' summed
+ *   rate; the members (keep=0) are trimmed from the graph. Others keep theirs.
+ * - 'every-group' (2.24.3–2.26.x): every group, of one device too, becomes a
+ *   virtual device numbered from the physical count. A group of one reuses its
+ *   physical <net> (same name), so that NET is renumbered; the members of a
+ *   fused group keep their NETs and indexes (the trim of those releases leaves
+ *   <net> nodes), and the vNIC lands in a <nic> nested in the members' <nic>
+ *   (the common parent at PORT), which ncclTopoAddNic does not read.
+ */
+export function fuseNets(sys: TopoSystem, f: NetFusion): TopoSystem {
+  if (f.mode === 'none') return sys;
+  const inFused = new Set(f.fused.flat());
+  const alone = Array.from({ length: f.physical }, (_, i) => i).filter((i) => !inFused.has(i)).map((i) => [i]);
+  const groups = [...f.fused, ...alone].sort((a, b) => Math.min(...a) - Math.min(...b));
+  const byIndex = new Map(sys.nets.map((n) => [n.ib!.index, n]));
+  const replace = new Map<TNode, TNode | null>();
+  let next = f.physical;
+  for (const g of groups) {
+    const nets = g.map((m) => byIndex.get(m)).filter((n): n is TNode => !!n);
+    if (f.mode === 'every-group') {
+      const index = next++;
+      if (g.length === 1 && nets[0]) nets[0].ib = { ...nets[0].ib!, index };
+      else if (g.length > 1) sys.notes.push(`NET ${index} (${nets.map((n) => n.ib!.dev).join('+')}): this release places the vNIC in a <nic> inside its members' <nic>, which it does not read; ${nets.map((n) => `${n.ib!.dev} (NET ${n.ib!.index})`).join(', ')} stay in the graph`);
+      continue;
+    }
+    if (g.length < 2) continue;
+    const vnic = vnicNode(nets, next++);
+    nets.forEach((n, i) => replace.set(n, i === 0 ? vnic : null));
+  }
+  if (!replace.size) return sys;
+  for (const [old, vnic] of replace) {
+    const nic = old.links.find((l) => l.type === 'NET')!.rem;
+    nic.links = nic.links.filter((l) => l.rem !== old);
+    if (vnic) {
+      vnic.links[0]!.rem = nic;
+      nic.links.push({ type: 'NET', bw: vnic.links[0]!.bw, rem: vnic });
+      nic.links.sort((p, q) => q.bw - p.bw);
+    }
+  }
+  // The vNIC takes its first member's place (its <net> follows theirs in the same <nic>).
+  const swap = (list: TNode[]) => list.flatMap((n) => (replace.has(n) ? (replace.get(n) ? [replace.get(n)!] : []) : [n]));
+  return { ...sys, nodes: swap(sys.nodes), nets: swap(sys.nets) };
+}
+
+/** A vNIC's NET node: named `a+b` as the IB transport names it, its rate the members' sum (ncclIbMakeVDevice). */
+function vnicNode(nets: TNode[], index: number): TNode {
+  const members = nets.map((n) => n.ib!);
+  const first = members[0]!;
+  const rateGbps = members.reduce((s, m) => s + (m.rateGbps && m.rateGbps > 0 ? m.rateGbps : 10), 0);
+  const ib: NcclIbDevice = { ...first, index, dev: members.map((m) => m.dev).join('+'), rateGbps };
+  // The NIC end of the link is set by the caller.
+  return { kind: 'NET', key: `vnic:${index}`, links: [{ type: 'NET', bw: (rateGbps * 1000) / 8000, rem: nets[0]! }], bdf: null, numa: null, ib, members };
+}
+
+/**
+ * Whether the breadth-first search may go on through a GPU (paths.cc, "allow
+ * routing through a GPU only as 1 hop"): never before 2.8.3 or with
+ * NCCL_NVB_DISABLE (sys.nvb false); otherwise only from a GPU one hop from the
+ * base, over NVLink, to another GPU. A GPU is never one hop from a NET, so
+ * GPU → NIC paths never cross a GPU (PXN is a separate step); GPU → GPU paths
+ * do (NVB), and so can GPU → CPU paths through a GPU on the CPU's root port.
+ */
+function nvbHop(sys: TopoSystem, link: TLink, path: Path): boolean {
+  return sys.nvb && link.type === 'NVL' && link.rem.kind === 'GPU' && path.hops <= 1;
 }
 
 /** ncclTopoSetPaths from `base`: the path from every node to base (type, bandwidth, hops). */
@@ -285,14 +371,15 @@ export function pathsTo(sys: TopoSystem, base: TNode): Map<TNode, Path> {
       const path = paths.get(n)!;
       for (const link of n.links) {
         const rem = link.rem;
-        // A GPU is never an intermediate hop (NCCL allows one NVLink hop through a GPU, NVB, which ncclx does not model).
-        if (n !== base && n.kind === 'GPU') continue;
+        if (n !== base && n.kind === 'GPU' && !nvbHop(sys, link, path)) continue;
         const remPath = paths.get(rem)!;
         const bw = Math.min(path.bw, link.bw);
         if ((remPath.bw === 0 || remPath.hops > path.hops) && remPath.bw < bw) {
           let type: number = link.type === 'NET' ? PATH.LOC : link.type === 'SYS' ? PATH.SYS : link.type === 'NVL' ? PATH.NVL : link.type === 'C2C' ? PATH.C2C : PATH.PIX;
           if (n.kind === 'PCI' && rem.kind === 'PCI') type = PATH.PXB;
           if (link.type === 'PCI' && (n.kind === 'CPU' || rem.kind === 'CPU')) type = PATH.PHB;
+          // NVLink on to a GPU reached over NVLink: the one-GPU hop NCCL calls NVB.
+          if (n !== base && n.kind === 'GPU' && path.type === PATH.NVL && type === PATH.NVL) type = PATH.NVB;
           paths.set(rem, { type: Math.max(path.type, type), bw, hops: path.hops + 1, via: [rem, ...path.via] });
           if (!next.includes(rem)) next.push(rem);
         }
@@ -388,8 +475,8 @@ export interface GpuNicMap {
 }
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
-export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean): GpuNicMap {
-  const sys = buildSystem(topo, ibDevices, rules.c2c, rules.bcm);
+export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean, fusion: NetFusion = { fused: [], physical: ibDevices.length, mode: 'none' }): GpuNicMap {
+  const sys = fuseNets(buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb), fusion);
   const m = effectivePaths(sys, rules.local, rules.pxn, gdrOk, rules).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);

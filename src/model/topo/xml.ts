@@ -53,7 +53,10 @@ export function topoXml(topo: TopoPart, sys: TopoSystem): TopoXml {
   for (const n of sys.nets) {
     const nic = n.links.find((l) => l.type === 'NET')?.rem;
     if (!nic?.bdf || !n.ib) continue;
-    netsOf.set(nic.bdf, [...(netsOf.get(nic.bdf) ?? []), n.ib.dev]);
+    // A vNIC is written as its physical <net>s, as NCCL_TOPO_DUMP_FILE holds them (NCCL dumps before fusing): NCCL fuses them again on load.
+    const names = n.members ? [...new Set(n.members.map((m) => m.dev))] : [n.ib.dev];
+    if (n.members) notes.push(`${n.ib.dev} (NET ${n.ib.index}) is a virtual NIC: written as its members ${names.join(', ')}, which NCCL fuses again when it loads the file`);
+    netsOf.set(nic.bdf, [...(netsOf.get(nic.bdf) ?? []), ...names]);
   }
   const attr = (name: string, v: string | number | null | undefined) => {
     if (v === null || v === undefined) return '';
