@@ -176,10 +176,18 @@ describe('merging ports that share a NIC', () => {
     expect(m.selection.netDevices).toHaveLength(5);
     expect(m.selection.merge.notes).toContain('Detected a mix of single and multiple-port NICs. Force-disabling NCCL_IB_MERGE_NICS');
   });
-  it('≥ 2.24.3: the core fuses ports of one NIC into virtual NICs numbered after the physical devices', () => {
-    const m = run([...dual(), device({ name: 'mlx5_4', bdf: '0000:b1:00.0' })], '2.24.3');
+  it('≥ 2.27.3: the core fuses ports of one NIC into virtual NICs numbered after the physical devices', () => {
+    const m = run([...dual(), device({ name: 'mlx5_4', bdf: '0000:b1:00.0' })], '2.27.3');
     expect(m.selection.netDevices.map((n) => `${n.index}:${n.name}`)).toEqual(['4:mlx5_4', '5:mlx5_0+mlx5_1', '6:mlx5_2+mlx5_3']);
     expect(m.selection.ports.find((p) => p.dev === 'mlx5_1')!.netDevice).toBe(5);
+  });
+  it('2.24.3–2.26.x: every AutoMerge group is renumbered after the physical devices; a fused vNIC lands in a nested <nic> NCCL never reads, so its ports stay as they were', () => {
+    // topo.cc ncclTopoPopulateNics/ncclTopoFillNet at v2.24.3: a one-device group reuses its <net> (same name) with the new
+    // dev index; mlx5_0+mlx5_1 is put under a <nic> inside the ports' <nic>, and ncclTopoAddNic reads only <net> children.
+    const m = run([...dual(), device({ name: 'mlx5_4', bdf: '0000:b1:00.0' })], '2.24.3');
+    expect(m.selection.netDevices.map((n) => `${n.index}:${n.name}`)).toEqual(['0:mlx5_0', '1:mlx5_1', '2:mlx5_2', '3:mlx5_3', '7:mlx5_4']);
+    expect(m.selection.ports.find((p) => p.dev === 'mlx5_1')!.netDevice).toBe(1);
+    expect(m.selection.ports.find((p) => p.dev === 'mlx5_4')!.netDevice).toBe(7);
   });
   it('NCCL_NET_MERGE_LEVEL=LOC (or an unknown value, with NCCL\'s INFO line) stops fusion', () => {
     expect(run(dual(), '2.28.3', { NCCL_NET_MERGE_LEVEL: 'LOC' }).selection.netDevices).toHaveLength(4);

@@ -8,7 +8,7 @@ import { parseNcclInt, type NcclIntParam } from './cint.js';
 import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
 import type { Profile } from './versions.js';
-import { autoMerge, MERGE_LEVELS, mergeRank } from './vnic.js';
+import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering } from './vnic.js';
 
 // ---------------------------------------------------------------------------
 // Reading sysfs values
@@ -526,10 +526,10 @@ function netDevicesOf(devices: NcclIbDevice[], merge: MergeResult, profile: Prof
     }
     return out;
   }
-  // Physical devices keep their indexes; fused ones are hidden and the vNIC gets the next free index.
-  const fused = merge.groups.filter((g) => g.merged);
-  const hidden = new Set(fused.flatMap((g) => g.members));
-  const out = devices.filter((d) => !hidden.has(d.index)).map((d) => phys([d.index], d.index));
-  fused.forEach((g, i) => out.push(phys(g.members, devices.length + i)));
-  return out;
+  // The core's vNICs (≥ 2.24.3): numbered as ncclx topo numbers them (vnic.ts netNumbering); a vNIC the
+  // topology never reads (2.24.3–2.26.x) is not a device NCCL uses.
+  const fused = merge.groups.filter((g) => g.merged).map((g) => g.members);
+  return netNumbering(fused, devices.length, profile.vnicMode)
+    .filter((n) => n.inGraph)
+    .map((n) => phys(n.members, n.index));
 }

@@ -29,3 +29,48 @@ export function autoMerge(count: number, distance: (i: number, j: number) => num
   }
   return groups;
 }
+
+/** A NET device as NCCL numbers it once the core has made its virtual NICs. */
+export interface NetNumber {
+  index: number;
+  /** The physical devices (NCCL indexes) behind it: one, or a fused group. */
+  members: number[];
+  /** false: a vNIC NCCL numbered but placed where its topology never reads it (2.24.3–2.26.x). */
+  inGraph: boolean;
+}
+
+/**
+ * The NET devices NCCL ends with, in index order (topo.cc ncclTopoProcessNet;
+ * nccl-behavior.md §7.3), from the groups it fused and the physical count:
+ * - 'fused-only' (≥ 2.27.3): unfused devices keep their index; each fused
+ *   group, in root order, is a vNIC numbered from the physical count.
+ * - 'every-group' (2.24.3–2.26.x): every AutoMerge group, in root order, is a
+ *   virtual device numbered from the physical count, a device alone included
+ *   (so NET 0 disappears); a fused group's vNIC lands in a <nic> nested in its
+ *   members' <nic>, which the topology does not read, so its members stay as
+ *   they were, under their own indexes.
+ * - 'none': the physical devices.
+ * The one numbering `ncclx ib` and `ncclx topo` both show.
+ */
+export function netNumbering(fused: number[][], physical: number, mode: 'none' | 'every-group' | 'fused-only'): NetNumber[] {
+  const all = Array.from({ length: physical }, (_, i) => i);
+  if (mode === 'none') return all.map((i) => ({ index: i, members: [i], inGraph: true }));
+  const inFused = new Set(fused.flat());
+  const groups = [...fused.map((g) => ({ g, fused: true })), ...all.filter((i) => !inFused.has(i)).map((i) => ({ g: [i], fused: false }))].sort((a, b) => Math.min(...a.g) - Math.min(...b.g));
+  const out: NetNumber[] = [];
+  let next = physical;
+  if (mode === 'fused-only') {
+    for (const { g, fused: f } of groups) if (!f) out.push({ index: g[0]!, members: g, inGraph: true });
+    for (const { g, fused: f } of groups) if (f) out.push({ index: next++, members: g, inGraph: true });
+  } else {
+    for (const { g, fused: f } of groups) {
+      const index = next++;
+      if (!f) out.push({ index, members: g, inGraph: true });
+      else {
+        out.push({ index, members: g, inGraph: false });
+        for (const m of g) out.push({ index: m, members: [m], inGraph: true });
+      }
+    }
+  }
+  return out.sort((a, b) => a.index - b.index);
+}

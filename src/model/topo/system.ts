@@ -8,6 +8,7 @@
 // search. Pure.
 
 import type { NcclIbDevice } from '../nccl/ib.js';
+import { netNumbering } from '../nccl/vnic.js';
 import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
 
 /** Path types in NCCL's order (≥ 2.27.5 numbering); only the order matters for decisions. */
@@ -304,23 +305,22 @@ export interface NetFusion {
  */
 export function fuseNets(sys: TopoSystem, f: NetFusion): TopoSystem {
   if (f.mode === 'none') return sys;
-  const inFused = new Set(f.fused.flat());
-  const alone = Array.from({ length: f.physical }, (_, i) => i).filter((i) => !inFused.has(i)).map((i) => [i]);
-  const groups = [...f.fused, ...alone].sort((a, b) => Math.min(...a) - Math.min(...b));
   const byIndex = new Map(sys.nets.map((n) => [n.ib!.index, n]));
   const replace = new Map<TNode, TNode | null>();
-  let next = f.physical;
-  for (const g of groups) {
-    const nets = g.map((m) => byIndex.get(m)).filter((n): n is TNode => !!n);
-    if (f.mode === 'every-group') {
-      const index = next++;
-      if (g.length === 1 && nets[0]) nets[0].ib = { ...nets[0].ib!, index };
-      else if (g.length > 1) sys.notes.push(`NET ${index} (${nets.map((n) => n.ib!.dev).join('+')}): this release places the vNIC in a <nic> inside its members' <nic>, which it does not read; ${nets.map((n) => `${n.ib!.dev} (NET ${n.ib!.index})`).join(', ')} stay in the graph`);
+  // One numbering with ncclx ib (vnic.ts netNumbering); here it is applied to the graph's NET nodes.
+  for (const n of netNumbering(f.fused, f.physical, f.mode)) {
+    const nets = n.members.map((m) => byIndex.get(m)).filter((x): x is TNode => !!x);
+    if (!n.inGraph) {
+      sys.notes.push(`NET ${n.index} (${nets.map((x) => x.ib!.dev).join('+')}): this release places the vNIC in a <nic> inside its members' <nic>, which it does not read; ${nets.map((x) => `${x.ib!.dev} (NET ${x.ib!.index})`).join(', ')} stay in the graph`);
       continue;
     }
-    if (g.length < 2) continue;
-    const vnic = vnicNode(nets, next++);
-    nets.forEach((n, i) => replace.set(n, i === 0 ? vnic : null));
+    if (n.members.length === 1) {
+      // A device alone keeps its NET node, renumbered in 2.24.3–2.26.x.
+      if (nets[0] && nets[0].ib!.index !== n.index) nets[0].ib = { ...nets[0].ib!, index: n.index };
+      continue;
+    }
+    const vnic = vnicNode(nets, n.index);
+    nets.forEach((x, i) => replace.set(x, i === 0 ? vnic : null));
   }
   if (!replace.size) return sys;
   for (const [old, vnic] of replace) {
