@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
-import { gdrLevel, nvbRule, topoReport } from '../../src/model/topo/report.js';
+import { gdrLevel, nvbRule, topoReport, topoRules } from '../../src/model/topo/report.js';
 import { probeNode } from '../../src/probe/index.js';
-import { buildSystem, fuseNets, localNetFor, mirrorBits, pathMatrix, pathsTo, pciGen, PATH, PATH_NAMES } from '../../src/model/topo/system.js';
+import { applyPxn, buildSystem, fuseNets, localNetFor, mirrorBits, pathMatrix, pathsTo, pciGen, PATH, PATH_NAMES } from '../../src/model/topo/system.js';
 import { mergeDevices, readIbInputs } from '../../src/model/nccl/ib.js';
 import { netFusion } from '../../src/model/topo/report.js';
 import { topoXml } from '../../src/model/topo/xml.js';
@@ -400,6 +400,42 @@ describe('the rules', () => {
     // A faster path beats a closer one.
     expect(localNetFor([[{ type: PATH.PIX, bw: 12, hops: 2, via: [] }, { type: PATH.PHB, bw: 24, hops: 3, via: [] }]], 0, 0)).toBe(1);
   });
+  it('PXN after NCCL_P2P_LEVEL / NCCL_P2P_DISABLE (ncclTopoCheckP2p sends the pairs beyond the level through the CPU) and, from 2.30.3, only through a relay with GPUDirect RDMA reads', () => {
+    const row0 = (v: string, env: { [name: string]: string }) => {
+      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } });
+      const d = JSON.parse(r.stdout);
+      return { row: d.matrix[0].map((c: { path: string }) => c.path).join(' '), notes: d.notes.join('\n') };
+    };
+    const pxn = 'PIX PIX PXN PXN PXN PXN PXN PXN';
+    const pcie = 'PIX PIX PHB PHB SYS SYS SYS SYS';
+    // A level below NVL (LOC: NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or the old integer 0) leaves no NVLink pair: no PXN.
+    for (const env of [{ NCCL_P2P_DISABLE: '1' }, { NCCL_P2P_DISABLE: '0x1' }, { NCCL_P2P_LEVEL: 'LOC' }, { NCCL_P2P_LEVEL: '0' }] as { [name: string]: string }[]) expect(row0('2.28.3', env).row, JSON.stringify(env)).toBe(pcie);
+    expect(row0('2.28.3', { NCCL_P2P_DISABLE: '1' }).notes).toMatch(/NCCL_P2P_DISABLE=1 sends every GPU pair through the CPU/);
+    // NVL and above keep NVLink pairs; 0 and other values of NCCL_P2P_DISABLE disable nothing; a name NCCL does not know (loc) is ignored.
+    for (const env of [{ NCCL_P2P_LEVEL: 'NVL' }, { NCCL_P2P_LEVEL: 'PXB' }, { NCCL_P2P_LEVEL: '4' }, { NCCL_P2P_DISABLE: '0' }, { NCCL_P2P_DISABLE: '2' }, { NCCL_P2P_LEVEL: 'loc' }] as { [name: string]: string }[]) expect(row0('2.28.3', env).row, JSON.stringify(env)).toBe(pxn);
+    // NCCL_NET_GDR_READ=0 forbids the relay's reads from 2.30.3 (ncclTopoCheckGdr read = 1); before, PXN does not ask.
+    expect(row0('2.30.7', { NCCL_NET_GDR_READ: '0' }).row).toBe(pcie);
+    expect(row0('2.30.7', { NCCL_NET_GDR_READ: '0' }).notes).toMatch(/NCCL_NET_GDR_READ=0: a PXN relay/);
+    expect(row0('2.29.2', { NCCL_NET_GDR_READ: '0' }).row).toBe(pxn);
+    expect(row0('2.30.7', { NCCL_NET_GDR_READ: '1' }).row).toBe(pxn);
+  });
+
+  it('PXN\'s last condition by release: the GPU\'s own path worse than PXB, from 2.27.6 worse than PXN (paths.cc)', () => {
+    // GPU 0 reaches NET 0 at P2C (a Grace C2C GPU, its NIC on the CPU's root port); GPU 1, its NVLink peer, reaches it at PIX with the same bandwidth.
+    const sys = { gpus: [{ kind: 'GPU', links: [] as unknown[] }, { kind: 'GPU', links: [] as unknown[] }], nets: [{ kind: 'NET' }] } as unknown as Parameters<typeof applyPxn>[0];
+    const g0 = sys.gpus[0]!;
+    const g1 = sys.gpus[1]!;
+    g0.links.push({ type: 'NVL', bw: 40, rem: g1 });
+    g1.links.push({ type: 'NVL', bw: 40, rem: g0 });
+    const p = (type: number) => ({ type, bw: 24, hops: 2, via: [] });
+    const m = [[p(PATH.P2C)], [p(PATH.PIX)]];
+    const via = (avoid: number) => applyPxn(sys, m, 'local-gpu', 'mirror', { pxnType: PATH.PXB, pxnAvoid: avoid }).relay.get('0,0');
+    expect(via(PATH.PXB)).toBe(1);
+    expect(via(PATH.PXN)).toBeUndefined();
+    const rules = (v: string) => topoRules(profileFor(parseVersion(v)), {}, { functions: [], gpus: [] } as unknown as TopoPart).pxnAvoid;
+    expect([rules('2.27.5'), rules('2.27.6'), rules('2.30.7')]).toEqual([PATH.PXB, PATH.PXN, PATH.PXN]);
+  });
+
   it('NVB (paths.cc ncclTopoSetPaths): one NVLink hop through a GPU for GPU → GPU and GPU → CPU paths, never for GPU → NIC; NCCL_NVB_DISABLE from 2.9.9', () => {
     // GPUs 0, 1 on socket 0 and 2, 3 on socket 1, each on a root port (Gen4 x16 = 24 GB/s); NVLinks 0–1 and 1–2 (NV4 = 80 GB/s), none 0–2.
     const f = (bdf: string, numa: number, cls = '0x030200'): TopoFunction => ({ bdf, path: [`pci0000:${bdf.slice(5, 7)}`, bdf], class: cls, vendor: '0x10de', device: '0x20b2', numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });

@@ -6,7 +6,7 @@
 import { advise } from '../result/build.js';
 import type { Finding } from '../result/types.js';
 import { effectiveEnv, withFlags } from '../nccl/conf.js';
-import { parseNcclInt } from '../nccl/cint.js';
+import { parseNcclInt, strtoll0 } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
@@ -122,16 +122,37 @@ function distanceNumber(p: PathName, profile: Profile): number {
   return order.indexOf(p);
 }
 
-/** NCCL_NET_GDR_LEVEL as ncclGetLevel reads it: a case-sensitive name this version knows, or a legacy integer. */
+/**
+ * ncclGetLevel (paths.cc): a case-sensitive path name this version knows, or
+ * an integer of the old numbering (first character a digit, strtol base 0,
+ * 0 LOC 1 PIX 2 PXB 3 PHB 4+ SYS); anything else is ignored (null).
+ */
+export function ncclLevel(raw: string | undefined, profile: Profile): { level: PathName; legacy: boolean } | null {
+  if (raw === undefined) return null;
+  if (gdrLevelNames(profile).includes(raw)) return { level: raw as PathName, legacy: false };
+  if (!/^\d/.test(raw)) return null;
+  const old = strtoll0(raw).value;
+  return { level: (['LOC', 'PIX', 'PXB', 'PHB', 'SYS'] as const)[old > 4n ? 4 : Number(old)]!, legacy: true };
+}
+
+/** NCCL_NET_GDR_LEVEL as ncclGetLevel reads it; unset or ignored, PXB. */
 export function gdrLevel(raw: string | undefined, profile: Profile): { level: PathName; source: string } {
+  const l = ncclLevel(raw, profile);
+  if (l) return { level: l.level, source: l.legacy ? `NCCL_NET_GDR_LEVEL=${raw} (legacy integer → ${l.level})` : `NCCL_NET_GDR_LEVEL=${raw}` };
   if (raw === undefined) return { level: 'PXB', source: 'default' };
-  if (gdrLevelNames(profile).includes(raw)) return { level: raw as PathName, source: `NCCL_NET_GDR_LEVEL=${raw}` };
-  if (/^\d/.test(raw)) {
-    const n = parseInt(raw, 10);
-    const level: PathName = n <= 0 ? 'LOC' : n === 1 ? 'PIX' : n === 2 ? 'PXB' : n === 3 ? 'PHB' : 'SYS';
-    return { level, source: `NCCL_NET_GDR_LEVEL=${raw} (legacy integer → ${level})` };
-  }
   return { level: 'PXB', source: `default (NCCL_NET_GDR_LEVEL=${raw} is not a level this NCCL knows: ignored)` };
+}
+
+/**
+ * ncclGetLevel("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"): NCCL_P2P_DISABLE equal
+ * to 1 (strtol base 0) is LOC, else NCCL_P2P_LEVEL as a level; null when
+ * neither applies (the release's default by CPU, PXB or SYS, which every
+ * NVLink pair is within).
+ */
+export function p2pLevel(vars: Record<string, string | undefined>, profile: Profile): PathName | null {
+  const disable = vars['NCCL_P2P_DISABLE'];
+  if (disable !== undefined && strtoll0(disable).value === 1n) return 'LOC';
+  return ncclLevel(vars['NCCL_P2P_LEVEL'], profile)?.level ?? null;
 }
 
 /** A GPU lowers its link speed when idle (and ncclx reads it idle): for GPUs only a narrower width counts. */
@@ -253,6 +274,9 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
     p2c: atLeast(v, '2.27.3'),
     bcm: atLeast(v, '2.20.3') ? 'gen4+gen5' : atLeast(v, '2.9.6') ? 'gen4' : 'none',
     nvb: nvbRule(profile, vars['NCCL_NVB_DISABLE']),
+    pxnAvoid: atLeast(v, '2.27.6') ? PATH.PXN : PATH.PXB,
+    pxnRelayGdr: !atLeast(v, '2.30.3') ? 'none' : parseNcclInt(vars['NCCL_NET_GDR_READ'], -2).value === 0 ? 'forbidden' : 'required',
+    p2pLevel: ((l) => (l ? PATH[l] : null))(p2pLevel(vars, profile)),
   };
 }
 
@@ -418,6 +442,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...(ib && !ib.selection.transport.used ? [`the IB transport is not used (${ib.selection.transport.why}): no NIC is placed`] : []),
       ...(!snapshot.rdma ? ['no RDMA data: no NIC is placed'] : []),
       ...(topo.nvlink ? [`NVLinks from ${topo.nvlink.source}${relay.size ? `: ${relay.size} GPU → NIC path(s) go through an NVLink peer (PXN)` : ''}`] : ['without NVLink data (nvidia-smi topo -m) ncclx models PCIe paths only: no PXN']),
+      ...(topo.nvlink && rules.pxn !== 'none' && rules.p2pLevel !== null && rules.p2pLevel < PATH.NVL ? [`${env.vars['NCCL_P2P_DISABLE'] !== undefined && p2pLevel({ NCCL_P2P_DISABLE: env.vars['NCCL_P2P_DISABLE'] }, profile) ? `NCCL_P2P_DISABLE=${env.vars['NCCL_P2P_DISABLE']}` : `NCCL_P2P_LEVEL=${env.vars['NCCL_P2P_LEVEL']}`} sends every GPU pair through the CPU (ncclTopoCheckP2p): no GPU reaches another over NVLink, so no PXN`] : []),
+      ...(topo.nvlink && rules.pxn !== 'none' && rules.pxnRelayGdr === 'forbidden' ? [`NCCL_NET_GDR_READ=0: a PXN relay must read from its GPU over GPUDirect RDMA (≥ 2.30.3), so no PXN`] : []),
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
       ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
       `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}), used for point-to-point and as the graph search's starting NIC; ring and tree channels may pair NICs differently`,

@@ -41,6 +41,12 @@ export interface TopoRules {
   bcm: BcmRule;
   /** ≥ 2.8.3 unless NCCL_NVB_DISABLE (≥ 2.9.9): a path may cross one GPU over two NVLinks (NVB). */
   nvb: boolean;
+  /** PXN's last condition, "or avoids going through a CPU": the GPU's own path is worse than this (PXB; PXN from 2.27.6). */
+  pxnAvoid: number;
+  /** ≥ 2.30.3: the relay GPU must have GPUDirect RDMA to the NIC for reads (ncclTopoCheckGdr read = 1); NCCL_NET_GDR_READ=0 forbids it. */
+  pxnRelayGdr: 'none' | 'required' | 'forbidden';
+  /** NCCL_P2P_LEVEL / NCCL_P2P_DISABLE as ncclGetLevel read them (a PATH value), or null: the release's default, which every NVLink pair is within. */
+  p2pLevel: number | null;
 }
 const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
 
@@ -544,12 +550,27 @@ export function nvlinked(sys: TopoSystem, g: number, h: number): { yes: boolean;
  * order) whose local NET is n, reached over NVLink, when this GPU's own path
  * is worse than PXB; from 2.18.1 ncclTopoGetLocalGpu(n), when it reaches n
  * within PXB and this GPU over NVLink, and has more bandwidth to n or this
- * GPU's path is worse than PXB (2.28's P2C/PXN thresholds read the same on
- * PCIe-only trees).
+ * GPU's path is worse than PXB (worse than PXN from 2.27.6, which differs
+ * where C2C makes a path P2C), and from 2.30.3 when the relay has
+ * GPUDirect RDMA to n for reads. "Over NVLink" is after NCCL_P2P_LEVEL: a
+ * level below NVL sends every GPU pair through the CPU, and PXN goes.
  */
 export type PxnRule = 'none' | 'first-peer' | 'local-gpu';
 
-export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, localRule: LocalNetRule, pxnType: number = PATH.PXB): { matrix: Path[][]; relay: Map<string, number> } {
+/** What else PXN asks of a relay, by release (TopoRules): see applyPxn. */
+export interface PxnTerms {
+  pxnType?: number;
+  pxnAvoid?: number;
+  /** ≥ 2.30.3: GPUDirect RDMA (read) from the relay to the NIC, given the relay's own path type. */
+  relayGdr?: ((p: number, n: number, type: number) => boolean) | null;
+  p2pLevel?: number | null;
+}
+
+export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, localRule: LocalNetRule, t: PxnTerms = {}): { matrix: Path[][]; relay: Map<string, number> } {
+  const pxnType = t.pxnType ?? PATH.PXB;
+  const avoid = t.pxnAvoid ?? PATH.PXB;
+  // "Is connected to us through NVLink": after ncclTopoComputePaths has sent the pairs NCCL_P2P_LEVEL forbids through the CPU.
+  const overNvl = (p: number, g: number) => nvlinked(sys, p, g).yes && (t.p2pLevel == null || PATH.NVL <= t.p2pLevel);
   const relay = new Map<string, number>();
   if (rule === 'none' || !sys.gpus.some((g) => g.links.some((l) => l.type === 'NVL' && l.rem.kind === 'GPU'))) return { matrix, relay };
   const out = matrix.map((row) => row.slice());
@@ -566,7 +587,7 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
         if (own.type <= PATH.PXB) continue;
         for (let p = 0; p < sys.gpus.length; p++) {
           if (p === g || localNetFor(matrix, p, p, 0, localRule) !== n) continue;
-          if (matrix[p]![n]!.type > PATH.PXB || !nvlinked(sys, p, g).yes) continue;
+          if (matrix[p]![n]!.type > PATH.PXB || !overNvl(p, g)) continue;
           peer = p;
           break;
         }
@@ -574,7 +595,7 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
         const p = localGpuOf(n);
         if (p < 0 || p === g) continue;
         const pp = matrix[p]![n]!;
-        if (pp.type <= pxnType && nvlinked(sys, p, g).yes && (pp.bw > own.bw || own.type > PATH.PXB)) peer = p;
+        if (pp.type <= pxnType && (!t.relayGdr || t.relayGdr(p, n, pp.type)) && overNvl(p, g) && (pp.bw > own.bw || own.type > avoid)) peer = p;
       }
       if (peer < 0) continue;
       const hop = nvlinked(sys, g, peer);
@@ -592,10 +613,11 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
  * then pairs without GPUDirect RDMA routed through the GPU's CPU. `gdrOk` is
  * asked with the relay GPU's own distance for a PXN pair, as ncclTopoCheckGdr does.
  */
-export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule: PxnRule, gdrOk: (g: number, n: number, type: number) => boolean, o: { p2c?: boolean; pxnType?: number } = {}): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
+export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule: PxnRule, gdrOk: (g: number, n: number, type: number) => boolean, o: { p2c?: boolean; pxnType?: number; pxnAvoid?: number; pxnRelayGdr?: TopoRules['pxnRelayGdr']; p2pLevel?: number | null } = {}): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
   const byCpu = cpuPaths(sys);
   const direct = o.p2c ? mergeP2c(sys, pathMatrix(sys), byCpu) : pathMatrix(sys);
-  const { matrix: pxn, relay } = applyPxn(sys, direct, pxnRule, localRule, o.pxnType);
+  const relayGdr = o.pxnRelayGdr === 'required' ? gdrOk : o.pxnRelayGdr === 'forbidden' ? () => false : null;
+  const { matrix: pxn, relay } = applyPxn(sys, direct, pxnRule, localRule, { pxnType: o.pxnType, pxnAvoid: o.pxnAvoid, relayGdr, p2pLevel: o.p2pLevel });
   const ok = (g: number, n: number, type: number) => {
     const r = relay.get(`${g},${n}`);
     return r !== undefined ? gdrOk(r, n, direct[r]![n]!.type) : gdrOk(g, n, type);
