@@ -29,6 +29,22 @@ export function channelHeadAt(b: AsciiBytes, k: number, e: number): number {
   return k + 10;
 }
 
+/** The value of the digits numberAt() last read (a second result without allocating a pair per call on the hot path). */
+let numberValue = 0;
+
+/** Where the decimal digits from i end (i when there are none); their value goes to numberValue, computed as facts.ts digitsAt does. */
+function numberAt(b: AsciiBytes, i: number, e: number): number {
+  let v = 0;
+  let j = i;
+  for (; j < e; j++) {
+    const c = b[j]! - 48;
+    if (c < 0 || c > 9) break;
+    v = v * 10 + c;
+  }
+  numberValue = v;
+  return j;
+}
+
 /** First `] -> ` (arrow) or `] ` at or after i and before e, or -1; -1 too when a CR or ESC comes first (clean() would change the text). */
 function closeAt(b: AsciiBytes, i: number, e: number, arrow: boolean): number {
   const need = arrow ? 5 : 2;
@@ -58,23 +74,13 @@ export function channelFromBytes(b: AsciiBytes, m: number, e: number): Fact | nu
     i = j;
   }
   if (b[i] !== 32 || b[i + 1] !== 58 || b[i + 2] !== 32) return null; // ' : '
-  let from = 0;
-  j = i + 3;
-  for (; j < e; j++) {
-    const c = b[j]! - 48;
-    if (c < 0 || c > 9) break;
-    from = from * 10 + c;
-  }
+  j = numberAt(b, i + 3, e);
+  const from = numberValue;
   if (j === i + 3 || b[j] !== 91 /* [ */) return null;
   i = closeAt(b, j, e, true);
   if (i < 0) return null;
-  let to = 0;
-  j = i + 5;
-  for (; j < e; j++) {
-    const c = b[j]! - 48;
-    if (c < 0 || c > 9) break;
-    to = to * 10 + c;
-  }
+  j = numberAt(b, i + 5, e);
+  const to = numberValue;
   if (j === i + 5 || b[j] !== 91) return null;
   i = closeAt(b, j, e, false);
   if (i < 0) return null;
