@@ -77,7 +77,7 @@ export const rdmaChecks: Check[] = SPECS.map((spec) => ({
     const found = m.report.findings.filter((f) => f.id === spec.id);
     // On a node without RDMA devices a device check has nothing to judge; the variables' own grammar still does.
     if (found.length === 0 && ctx.snapshot.rdma && ctx.snapshot.rdma.devices.length === 0 && !JUDGED_WITHOUT_DEVICES.has(spec.id)) {
-      return [notApplicable(`no RDMA device: ${spec.title.charAt(0).toLowerCase()}${spec.title.slice(1)} does not apply`)];
+      return [notApplicable(`${spec.title}: does not apply (no RDMA device)`)];
     }
     return findingResults(found, spec, evidenceOf(m), spec.fixIds);
   },

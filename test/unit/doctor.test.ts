@@ -31,6 +31,18 @@ describe('check registry', () => {
   });
 });
 
+describe('RDMA checks on a node without RDMA devices', () => {
+  it('do not apply, and say which check it is', () => {
+    const snap = snapshotOf([link('lo', ['127.0.0.1/8']), link('eth1', ['10.0.1.1/24'])]);
+    snap.rdma = { classPresent: false, devices: [], netdevs: {}, peerMem: [], modules: [], sysModuleKnown: false, devInfiniband: { known: true, present: false, entries: [] }, memlock: { soft: null, hard: null, error: 'not read' }, container: { detected: false, evidence: [] } };
+    const run = runDoctor(selectChecks(ALL_CHECKS, ['IB-001', 'IB-007'], undefined), makeContext(snap, { ncclVersion: '2.28.3' }, opts));
+    expect(run.results.map((r) => [r.checkId, r.severity, r.summary])).toEqual([
+      ['IB-001', 'na', 'NCCL_IB_HCA keeps real ports: does not apply (no RDMA device)'],
+      ['IB-007', 'na', 'IPv6-only GID tables have NCCL_IB_ADDR_FAMILY: does not apply (no RDMA device)'],
+    ]);
+  });
+});
+
 describe('socket and env checks', () => {
   // These snapshots have no kernel or RDMA part, for which the other checks rightly say "unknown"
   // (test/unit/kernel-*.test.ts, arp*, qos* cover them); SOCK-031 reads the kernel's routes.

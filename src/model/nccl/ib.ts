@@ -9,6 +9,7 @@ import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
 import type { Profile } from './versions.js';
 import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering } from './vnic.js';
+import { lowerFirst } from '../text.js';
 
 // ---------------------------------------------------------------------------
 // Reading sysfs values
@@ -389,7 +390,7 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
     if (transport.used === false && transport.status !== 'merge-refused') {
       d.usedByNccl = false;
       const why = `${transport.why}`;
-      d.reason = d.kept === true ? `NCCL would keep it, but ${why.charAt(0).toLowerCase()}${why.slice(1)}` : `${d.reason}; and ${why}`;
+      d.reason = d.kept === true ? `NCCL would keep it, but ${lowerFirst(why)}` : `${d.reason}; and ${why}`;
       d.trace.unshift({ stage: 'transport', verdict: 'skipped', reason: why });
       continue;
     }
