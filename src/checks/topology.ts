@@ -111,4 +111,27 @@ const topoFunnel = topoCheck('TOPO-011', 'GPUs are spread over the NICs', 'each 
 const topoLink = topoCheck('TOPO-012', 'PCIe links run at the speed and width they support', 'every GPU and NIC PCIe link runs at its maximum speed and width', 'A link trained down (x8 instead of x16, a lower generation) silently halves bandwidth; NCCL reads the maximum and does not notice.');
 const topoCross = topoCheck('TOPO-013', 'Every GPU has a NIC on its side of the CPU interconnect', 'no GPU reaches its NIC across sockets', 'Traffic across the CPU interconnect is slower and GPUDirect RDMA is off at SYS distance.');
 
-export const topologyChecks: Check[] = [nicWithoutRdma, numaPlacement, topoGdr, topoFunnel, topoLink, topoCross];
+const nvlinksActive: Check = {
+  id: 'TOPO-014',
+  title: 'Every NVLink is active',
+  family: 'topology',
+  run(ctx) {
+    const r = report(ctx);
+    if (r.unavailable) return unknownBecause(`no PCI topology: ${r.unavailable}`, 'The GPUs are not known without the PCI tree.');
+    if (r.gpus.length === 0) return result('na', 'no NVIDIA GPUs visible', [], '');
+    const seen = r.gpus.filter((g) => g.nvlinks);
+    if (seen.length === 0) {
+      // Without any nvidia-smi output ncclx knows no NVLink here (ncclx topo models PCIe paths only); with NV# in topo -m it knows links it cannot judge.
+      const nvl = ctx.snapshot.pci?.topology?.nvlink?.links.some((row) => row.some((n) => n > 0));
+      if (!nvl) return result('na', 'no NVLink known on this node (no nvidia-smi topo -m or nvlink -s output)', [], '');
+      return unknownBecause('nvidia-smi topo -m shows NVLinks but there is no `nvidia-smi nvlink -s` output (not recorded in this snapshot)', 'NVLink states come from NVML through nvidia-smi.');
+    }
+    const evidence = [{ kind: 'command' as const, source: 'nvidia-smi nvlink -s', value: seen.map((g) => `GPU${g.index} ${g.nvlinks!.active} active${g.nvlinks!.inactive.length ? `, ${g.nvlinks!.inactive.length} inactive` : ''}`).join('; ') }];
+    const why = 'NCCL builds its graph from the active NVLinks only: an inactive link lowers that GPU\'s NVLink bandwidth, and a GPU with none left talks to its peers over PCIe.';
+    const mine = r.findings.filter((f) => f.id === 'TOPO-014');
+    if (mine.length === 0) return result('ok', seen.every((g) => g.nvlinks!.active === 0) ? 'no GPU has NVLinks (nvidia-smi nvlink -s lists none)' : 'every NVLink nvidia-smi lists is active', evidence, '');
+    return mine.map((f) => result(f.severity, f.message, evidence, why, f.remediation));
+  },
+};
+
+export const topologyChecks: Check[] = [nicWithoutRdma, numaPlacement, topoGdr, topoFunnel, topoLink, topoCross, nvlinksActive];

@@ -6,7 +6,7 @@
 
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
 import type { TopoFunction, TopoPart } from '../model/snapshot/topo-types.js';
-import { parseTopoMatrix } from '../model/topo/nvsmi.js';
+import { parseNvlinkStatus, parseTopoMatrix } from '../model/topo/nvsmi.js';
 import type { Root } from './root.js';
 import type { Runner } from './runner.js';
 
@@ -36,6 +36,15 @@ function nvlinks(runner: Runner | undefined, gpus: number): TopoPart['nvlink'] {
   if (!r.ok) return null;
   const links = parseTopoMatrix(r.stdout);
   return links ? { links, source: r.from === 'live' ? 'nvidia-smi topo -m' : 'commands/nvidia-smi-topo-m.txt' } : null;
+}
+
+/** Each GPU's NVLink states from `nvidia-smi nvlink -s` (live, or recorded under --root); null when it cannot be run or read. */
+function nvlinkStatus(runner: Runner | undefined, gpus: number): TopoPart['nvlinkStatus'] {
+  if (!runner || gpus === 0) return null;
+  const r = runner.run({ argv: ['nvidia-smi', 'nvlink', '-s'], record: 'nvidia-smi-nvlink-s.txt', timeoutMs: 5_000 });
+  if (!r.ok) return null;
+  const parsed = parseNvlinkStatus(r.stdout);
+  return parsed ? { gpus: parsed, source: r.from === 'live' ? 'nvidia-smi nvlink -s' : 'commands/nvidia-smi-nvlink-s.txt' } : null;
 }
 
 export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner, topoFilePaths: string[] = []): TopoPart {
@@ -87,5 +96,5 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
     const r = root.read(path);
     return r.ok ? { path, text: r.value, error: null } : { path, text: null, error: r.error };
   });
-  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root), nvlink: nvlinks(runner, gpus.length), ...(topoFiles.length ? { topoFiles } : {}) };
+  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root), nvlink: nvlinks(runner, gpus.length), nvlinkStatus: nvlinkStatus(runner, gpus.length), ...(topoFiles.length ? { topoFiles } : {}) };
 }

@@ -3,7 +3,7 @@
 // ncclTopoGetLocalNet, paths.cc ncclTopoCheckGdr) by hand — not computed by
 // ncclx — and unit tests of each rule.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { cpumapOf } from '../../src/model/topo/xml.js';
 import { parseXml, topoFromXml } from '../../src/model/topo/xml-read.js';
 import { UserError } from '../../src/model/errors.js';
 import fc from 'fast-check';
-import { parseTopoMatrix } from '../../src/model/topo/nvsmi.js';
+import { parseNvlinkStatus, parseTopoMatrix } from '../../src/model/topo/nvsmi.js';
 import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
 import type { NcclIbDevice } from '../../src/model/nccl/ib.js';
 
@@ -252,7 +252,7 @@ describe('a topology file (NCCL_TOPO_FILE, --topo-file)', () => {
     expect(r.notes[0]).toMatch(/^NCCL_TOPO_FILE=\/etc\/nccl-topo\.xml: ENOENT.*Could not open XML topology file/);
     expect(r.pairs.map((p) => p.path)).toEqual(['PIX', 'PIX']);
   });
-  it('the topology and nvidia-smi topo -m are read for the commands that show them, not for ib, env or log', async () => {
+  it('the topology and nvidia-smi topo -m / nvlink -s are read for the commands that show them, not for ib, env or log', async () => {
     const root = join(FIX, 'topo-dgx-h100');
     const { runnerFor } = await import('../../src/probe/runner.js');
     const { Root } = await import('../../src/probe/root.js');
@@ -264,12 +264,16 @@ describe('a topology file (NCCL_TOPO_FILE, --topo-file)', () => {
     };
     const skipped = await ran(false);
     expect(skipped.argvs).not.toContain('nvidia-smi topo -m');
+    expect(skipped.argvs).not.toContain('nvidia-smi nvlink -s');
     expect(skipped.snap.pci?.gpus.length).toBe(8);
     expect(skipped.snap.pci?.topology).toBeUndefined();
     for (const topology of [undefined, true]) {
       const read = await ran(topology);
       expect(read.argvs).toContain('nvidia-smi topo -m');
       expect(read.snap.pci?.topology?.nvlink?.source).toBe('commands/nvidia-smi-topo-m.txt');
+      expect(read.argvs).toContain('nvidia-smi nvlink -s');
+      expect(read.snap.pci?.topology?.nvlinkStatus?.source).toBe('commands/nvidia-smi-nvlink-s.txt');
+      expect(read.snap.pci?.topology?.nvlinkStatus?.gpus).toHaveLength(8);
     }
     // The commands' own choice, through readNode.
     const { readNode } = await import('../../src/commands/options.js');
@@ -434,6 +438,48 @@ describe('the rules', () => {
     expect(via(PATH.PXN)).toBeUndefined();
     const rules = (v: string) => topoRules(profileFor(parseVersion(v)), {}, { functions: [], gpus: [] } as unknown as TopoPart).pxnAvoid;
     expect([rules('2.27.5'), rules('2.27.6'), rules('2.30.7')]).toEqual([PATH.PXB, PATH.PXN, PATH.PXN]);
+  });
+
+  it('NVLink states from nvidia-smi nvlink -s: every link of the DGX active; inactive links are TOPO-014, in topo and in the doctor', () => {
+    expect(topo('topo-dgx-h100').d.gpus.map((g: { nvlinks: unknown }) => g.nvlinks)).toEqual(Array(8).fill({ active: 18, gbps: 478.116, inactive: [] }));
+    expect(ids(topo('topo-dgx-h100').d)).not.toContain('TOPO-014');
+    // The same node with GPU 3's links 3 and 5 down and every link of GPU 6 down (the shape of Azure/azhpc-diagnostics#73).
+    const dir = mkdtempSync(join(tmpdir(), 'ncclx-nvlink-'));
+    try {
+      cpSync(join(FIX, 'topo-dgx-h100'), dir, { recursive: true });
+      const text = readFileSync(join(dir, 'commands/nvidia-smi-nvlink-s.txt'), 'utf8').split('\n');
+      let gpu = -1;
+      const edited = text.map((l) => {
+        const g = /^GPU (\d+):/.exec(l);
+        if (g) gpu = Number(g[1]);
+        const k = /Link (\d+):/.exec(l);
+        return k && ((gpu === 3 && (k[1] === '3' || k[1] === '5')) || gpu === 6) ? l.replace('26.562 GB/s', '<inactive>') : l;
+      });
+      writeFileSync(join(dir, 'commands/nvidia-smi-nvlink-s.txt'), edited.join('\n'));
+      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', dir, '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+      const d = JSON.parse(r.stdout);
+      expect(d.gpus[3].nvlinks).toEqual({ active: 16, gbps: 424.992, inactive: [3, 5] });
+      expect(d.gpus[6].nvlinks).toEqual({ active: 0, gbps: 0, inactive: Array.from({ length: 18 }, (_, i) => i) });
+      const f = d.findings.filter((x: { id: string }) => x.id === 'TOPO-014');
+      expect(f.map((x: { message: string }) => x.message)).toEqual([
+        'GPU 3 (0000:3d:00.0): 2 of its 18 NVLinks are inactive (link 3, 5): NCCL counts the 16 active ones only, so its NVLink bandwidth is 16/18 of what it should be',
+        `GPU 6 (0000:bb:00.0): 18 of its 18 NVLinks are inactive (link ${Array.from({ length: 18 }, (_, i) => i).join(', ')}): NCCL sees no NVLink on it, so its peers reach it over PCIe and no PXN goes through it`,
+      ]);
+      const doc = JSON.parse(spawnSync(process.execPath, [CLI, 'doctor', '--root', dir, '--nccl-version', '2.28.3', '--json', '--only', 'TOPO-014'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+      expect(doc.results.map((x: { id: string; severity: string }) => `${x.id} ${x.severity}`)).toEqual(['TOPO-014 warn', 'TOPO-014 warn']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('nvidia-smi nvlink -s parses as printed: V100 with inactive links, a GPU without NVLink, colour residue', () => {
+    const text = 'GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-1)\n\t Link 0: 25.781 GB/s\n         Link 3: <inactive>\nGPU 1: NVIDIA L40S (UUID: GPU-2)\n\x1b[1mGPU 2: NVIDIA GB200 (UUID: GPU-3)\x1b[0m\n         Link 0: 53.125 GB/s\r\n';
+    expect(parseNvlinkStatus(text)).toEqual([
+      { index: 0, name: 'Tesla V100-SXM2-32GB', links: [{ link: 0, gbps: 25.781 }, { link: 3, gbps: null }] },
+      { index: 1, name: 'NVIDIA L40S', links: [] },
+      { index: 2, name: 'NVIDIA GB200', links: [{ link: 0, gbps: 53.125 }] },
+    ]);
+    expect(parseNvlinkStatus('NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver.')).toBeNull();
   });
 
   it('NVB (paths.cc ncclTopoSetPaths): one NVLink hop through a GPU for GPU → GPU and GPU → CPU paths, never for GPU → NIC; NCCL_NVB_DISABLE from 2.9.9', () => {

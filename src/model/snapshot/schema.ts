@@ -243,6 +243,10 @@ export const nodeSnapshotSchema = z.object({
           numaNodes: z.array(z.object({ id: z.number(), cpulist: z.string() })),
           cpu: z.object({ arch: z.string().nullable(), vendor: z.string().nullable(), family: z.number().nullable(), model: z.number().nullable() }),
           nvlink: z.object({ links: z.array(z.array(z.number())), source: z.string() }).nullable().optional(),
+          nvlinkStatus: z
+            .object({ gpus: z.array(z.object({ index: z.number(), name: z.string(), links: z.array(z.object({ link: z.number(), gbps: z.number().nullable() })) })), source: z.string() })
+            .nullable()
+            .optional(),
           topoFiles: z.array(z.object({ path: z.string(), text: z.string().nullable(), error: z.string().nullable() })).optional(),
         })
         .optional(),

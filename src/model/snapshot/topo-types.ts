@@ -3,6 +3,14 @@
 // its root complex, with the attributes NCCL's topology detection reads
 // (graph/xml.cc), the NUMA nodes and the CPU as NCCL identifies it.
 
+/** One GPU of `nvidia-smi nvlink -s`: its links, each with its speed in GB/s or null when `<inactive>`. */
+export interface NvlinkStatusGpu {
+  /** nvidia-smi's GPU index (PCI bus order, as in topo -m). */
+  index: number;
+  name: string;
+  links: { link: number; gbps: number | null }[];
+}
+
 export interface TopoFunction {
   bdf: string;
   /** The sysfs path below /sys/devices, one component per entry: ['pci0000:00', '0000:00:01.0', …, bdf]. */
@@ -37,6 +45,13 @@ export interface TopoPart {
    * Absent when nvidia-smi could not be run or read.
    */
   nvlink?: { links: number[][]; source: string } | null;
+  /**
+   * Each GPU's NVLinks from `nvidia-smi nvlink -s` (recorded as
+   * commands/nvidia-smi-nvlink-s.txt under --root): active with their speed,
+   * or inactive. NCCL counts only active links (NVML link state). Absent when
+   * nvidia-smi could not be run or read.
+   */
+  nvlinkStatus?: { gpus: NvlinkStatusGpu[]; source: string } | null;
   /** NCCL_TOPO_FILE candidates (environment and conf files) as read: NCCL loads the XML before detecting anything. */
   topoFiles?: { path: string; text: string | null; error: string | null }[];
 }

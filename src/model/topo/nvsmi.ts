@@ -3,6 +3,8 @@
 // …); each GPU row starts with the GPU's name, then one token per column: X
 // for itself, NV<n> for n NVLinks, PIX/PXB/PHB/NODE/SYS otherwise. Pure.
 
+import type { NvlinkStatusGpu } from '../snapshot/topo-types.js';
+
 export function parseTopoMatrix(text: string): number[][] | null {
   const lines = text.split('\n').map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r$/, ''));
   // The header row starts with GPU0 (after leading blanks); GPU0's own row has X next.
@@ -26,4 +28,25 @@ export function parseTopoMatrix(text: string): number[][] | null {
     }));
   }
   return links;
+}
+
+
+/**
+ * `nvidia-smi nvlink -s` as text: `GPU i: <name> (UUID: …)` then one
+ * `Link k: 26.562 GB/s` or `Link k: <inactive>` line per link (none for a
+ * GPU without NVLink). null when no GPU line is found.
+ */
+export function parseNvlinkStatus(text: string): NvlinkStatusGpu[] | null {
+  const gpus: NvlinkStatusGpu[] = [];
+  for (const raw of text.split('\n')) {
+    const l = raw.replace(/\x1b\[[0-9;]*m/g, '').trim();
+    const g = /^GPU (\d+): (.*?)(?: \(UUID: [^)]*\))?$/.exec(l);
+    if (g) {
+      gpus.push({ index: Number(g[1]), name: g[2]!, links: [] });
+      continue;
+    }
+    const k = /^Link (\d+): (?:(\d+(?:\.\d+)?) GB\/s|<inactive>)/i.exec(l);
+    if (k && gpus.length) gpus.at(-1)!.links.push({ link: Number(k[1]), gbps: k[2] !== undefined ? Number(k[2]) : null });
+  }
+  return gpus.length ? gpus : null;
 }

@@ -49,6 +49,14 @@ export interface TopoGpu {
   /** NCCL's parent chain up to the CPU, e.g. ['0000:18:00.0', 'CPU 0']. */
   parents: string[];
   link: LinkState | null;
+  /** `nvidia-smi nvlink -s`: the active links, their summed speed, the inactive ones; null without that output. */
+  nvlinks: NvlinkState | null;
+}
+
+export interface NvlinkState {
+  active: number;
+  gbps: number;
+  inactive: number[];
 }
 
 export interface TopoNic {
@@ -153,6 +161,14 @@ export function p2pLevel(vars: Record<string, string | undefined>, profile: Prof
   const disable = vars['NCCL_P2P_DISABLE'];
   if (disable !== undefined && strtoll0(disable).value === 1n) return 'LOC';
   return ncclLevel(vars['NCCL_P2P_LEVEL'], profile)?.level ?? null;
+}
+
+/** GPU i's NVLinks in `nvidia-smi nvlink -s` (same PCI order as ncclx's GPU indexes), or null. */
+function nvlinkState(topo: TopoPart, i: number): NvlinkState | null {
+  const g = topo.nvlinkStatus?.gpus.find((x) => x.index === i);
+  if (!g) return null;
+  const active = g.links.filter((l) => l.gbps !== null);
+  return { active: active.length, gbps: Math.round(active.reduce((s, l) => s + l.gbps!, 0) * 1000) / 1000, inactive: g.links.filter((l) => l.gbps === null).map((l) => l.link) };
 }
 
 /** A GPU lowers its link speed when idle (and ncclx reads it idle): for GPUs only a narrower width counts. */
@@ -326,7 +342,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const gdrC2c = netGdrC2c(profile, env.vars);
   const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, rules.pxn, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: gdrC2c, p2c: rules.p2c }), rules);
   const chain = (key: string) => parentChain(sys.parents, key);
-  const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!), true) }));
+  const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!), true), nvlinks: nvlinkState(topo, i) }));
   const nics: TopoNic[] = sys.nets.map((n) => {
     const d = n.ib!;
     const nicNode = n.links.find((l) => l.type === 'NET')!.rem;
@@ -407,6 +423,18 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       remediation: advise(gpu ? 'Reseat the GPU or check its riser and slot; `nvidia-smi -q | grep -A2 "Link Width"` confirms it' : 'Reseat the card or check the slot, riser and BIOS PCIe settings; `lspci -vv -s <bdf> | grep LnkSta` confirms it'),
     });
   }
+  // NVLinks down: NCCL builds its graph from the active links only (NVML link state), so the GPU's NVLink bandwidth drops, and with none left it has no NVLink at all.
+  for (const g of gpus) {
+    const n = g.nvlinks;
+    if (!n || n.inactive.length === 0) continue;
+    const total = n.active + n.inactive.length;
+    findings.push({
+      id: 'TOPO-014',
+      severity: 'warn',
+      message: `GPU ${g.index} (${g.bdf}): ${n.inactive.length} of its ${total} NVLinks ${n.inactive.length === 1 ? 'is' : 'are'} inactive (link ${n.inactive.join(', ')})${n.active === 0 ? ': NCCL sees no NVLink on it, so its peers reach it over PCIe and no PXN goes through it' : `: NCCL counts the ${n.active} active ones only, so its NVLink bandwidth is ${n.active}/${total} of what it should be`}`,
+      remediation: advise('Check the links with `nvidia-smi nvlink -e -i <gpu>` (error counters) and `nvidia-smi -q -d NVLINK`; on NVSwitch systems check nvidia-fabricmanager; a reset (`nvidia-smi -r -i <gpu>`) or the GPU\'s replacement restores them'),
+    });
+  }
   for (const p of pairs) {
     if (p.path === 'SYS') {
       findings.push({
@@ -444,6 +472,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...(topo.nvlink ? [`NVLinks from ${topo.nvlink.source}${relay.size ? `: ${relay.size} GPU → NIC path(s) go through an NVLink peer (PXN)` : ''}`] : ['without NVLink data (nvidia-smi topo -m) ncclx models PCIe paths only: no PXN']),
       ...(topo.nvlink && rules.pxn !== 'none' && rules.p2pLevel !== null && rules.p2pLevel < PATH.NVL ? [`${env.vars['NCCL_P2P_DISABLE'] !== undefined && p2pLevel({ NCCL_P2P_DISABLE: env.vars['NCCL_P2P_DISABLE'] }, profile) ? `NCCL_P2P_DISABLE=${env.vars['NCCL_P2P_DISABLE']}` : `NCCL_P2P_LEVEL=${env.vars['NCCL_P2P_LEVEL']}`} sends every GPU pair through the CPU (ncclTopoCheckP2p): no GPU reaches another over NVLink, so no PXN`] : []),
       ...(topo.nvlink && rules.pxn !== 'none' && rules.pxnRelayGdr === 'forbidden' ? [`NCCL_NET_GDR_READ=0: a PXN relay must read from its GPU over GPUDirect RDMA (≥ 2.30.3), so no PXN`] : []),
+      ...(topo.nvlinkStatus ? [`NVLink states from ${topo.nvlinkStatus.source}: ${gpus.filter((g) => g.nvlinks).map((g) => `GPU ${g.index} ${g.nvlinks!.active} active${g.nvlinks!.inactive.length ? `, ${g.nvlinks!.inactive.length} inactive` : ''}`).join('; ')}`] : []),
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
       ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
       `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}), used for point-to-point and as the graph search's starting NIC; ring and tree channels may pair NICs differently`,
