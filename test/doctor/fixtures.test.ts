@@ -375,6 +375,33 @@ describe('roce-healthy: nothing to report', () => {
   });
 });
 
+describe('NICs off the PCI tree and NET 0 (IB-036)', () => {
+  // sandbox: mlx5_0 and mlx5_1 have no PCI device link, so both hang off the first CPU's NIC node.
+  const at = (v: string) => of(doctorJson(join(FIX, 'sandbox'), ['--nccl-version', v, '--only', 'IB-036']).j, 'IB-036');
+  it('2.24.3–2.26.x renumber every NET: NET 0 is gone even at NCCL_NET_MERGE_LEVEL=LOC, so the fix is not LOC', () => {
+    const r = at('2.25.1');
+    expect(r.map((x) => x.severity)).toEqual(['warn']);
+    expect(r[0]!.summary).toMatch(/renumbers every NET device .*NCCL_NET_MERGE_LEVEL=LOC included/);
+    expect(r[0]!.remediation?.env ?? {}).toEqual({});
+  });
+  it('2.27.3–2.29.1 fuse them, and LOC keeps NET 0; from 2.29.2 the fallback uses real NETs', () => {
+    expect(at('2.28.3')[0]!.remediation?.env).toEqual({ NCCL_NET_MERGE_LEVEL: 'LOC' });
+    expect(at('2.29.2').map((x) => x.severity)).toEqual(['ok']);
+  });
+});
+
+describe('vNICs of 2.24.3–2.26.x are never read (IB-028, IB-035)', () => {
+  // mesh-direct: rocep1s0f0 and rocep1s0f1 share a NIC and sit on two /30s.
+  const at = (v: string) => doctorJson(join(FIX, 'mesh-direct'), ['--nccl-version', v, '--only', 'IB-028,IB-035']).j;
+  it('2.25.1: the ports stay separate NETs, so a vNIC across subnets is no problem', () => {
+    expect(of(at('2.25.1'), 'IB-035').map((x) => x.severity)).toEqual(['ok']);
+    expect(of(at('2.25.1'), 'IB-028')[0]!.summary).toMatch(/nested <nic> their topology never reads: the ports stay separate NET devices/);
+  });
+  it('2.28.3: the vNIC is used, and spanning two /30s is a warning', () => {
+    expect(of(at('2.28.3'), 'IB-035').map((x) => x.severity)).toEqual(['warn']);
+  });
+});
+
 describe('RoCE LAG', () => {
   // mlx5_bond_0 is the RDMA device of both PFs of the RoCE LAG (the kernel removes the second
   // PF's RDMA device when LAG is active), so the second PF is covered through bond0's members.

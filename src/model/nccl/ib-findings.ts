@@ -215,8 +215,16 @@ export function ibFindings(c: IbFindingContext): Finding[] {
         advise("Run with the host's real /sys (e.g. docker run -v /sys:/sys:ro), or give NCCL the topology with NCCL_TOPO_FILE"),
       );
     }
-    // The consequence the environment can avoid: fused NICs off the PCI tree (IB-036).
-    if (fused && buggy) {
+    // The consequence of NICs off the PCI tree: a failed graph search falls back to NET id 0, which may not exist (IB-036).
+    if (buggy && profile.vnicMode === 'every-group') {
+      // 2.24.3–2.26.x renumber every NET after the physical devices (vnic.ts netNumbering): NET 0 is gone whatever the merge level.
+      add(
+        'IB-036',
+        'warn',
+        `NCCL ${version} renumbers every NET device after the physical ones (NET 0 disappears, NCCL_NET_MERGE_LEVEL=LOC included), and ${nonPci.map((d) => d.name).join(', ')} (not on the PCI tree) make its graph search likely to fail: the fallback then ends in "Could not find NET with id 0" (fixed in 2.29.2)`,
+        advise("Give NCCL the host's real /sys (PCI device links) or an NCCL_TOPO_FILE, or use NCCL ≥ 2.27.3 with NCCL_NET_MERGE_LEVEL=LOC (≥ 2.29.2 needs nothing)"),
+      );
+    } else if (fused && buggy) {
       const names = nonPci.map((d) => d.name);
       add(
         'IB-036',
@@ -237,8 +245,10 @@ export function ibFindings(c: IbFindingContext): Finding[] {
       add('IB-028', 'info', `${names.join(' and ')} share one NIC, but NCCL_IB_MERGE_NICS=0: NCCL logs "${r.log}" and keeps them as separate devices (verify)`, unsetEnv('NCCL_IB_MERGE_NICS'));
     }
   }
+  // 2.24.3–2.26.x make the vNIC but put it where their topology never reads it (vnic.ts netNumbering): the ports stay separate NETs.
+  const vnicUnread = profile.ibMerge === 'core-vnic' && profile.vnicMode === 'every-group';
   const ordinary: string[] = [];
-  for (const g of selection.merge.groups.filter((x) => x.merged)) {
+  for (const g of selection.merge.groups.filter((x) => x.merged && !vnicUnread)) {
     const devs = g.members.map((m) => selection.devices[m]!);
     const name = devs.map((d) => d.dev).join('+');
     const distinctSlots = new Set(devs.map((d) => d.fullPciPath.replace(/\.[0-7]$/, '')));
@@ -253,13 +263,17 @@ export function ibFindings(c: IbFindingContext): Finding[] {
       ordinary.push(`${name} (${(devs[0]!.pciPath ?? '').split('/').pop() || 'no PCI path'})`);
     }
   }
+  if (vnicUnread && selection.merge.groups.some((x) => x.merged)) {
+    const names = selection.merge.groups.filter((x) => x.merged).map((g) => g.members.map((m) => selection.devices[m]!.dev).join('+'));
+    add('IB-028', 'info', `NCCL ${versionString(profile.version)} makes virtual NICs of ports that share a NIC (${names.join(', ')}; INFO "NET/IB : Made virtual device …"), but 2.24.3–2.26.x place them in a nested <nic> their topology never reads: the ports stay separate NET devices`, advise('Nothing to do'));
+  }
   if (ordinary.length) {
     const how = profile.ibMerge === 'core-vnic' ? `fuses them into virtual NICs (NCCL_NET_MERGE_LEVEL=${selection.inputs.mergeLevel.level}; INFO "NET/IB : Made virtual device … name=…")` : 'merges them in the IB transport (2.20.3–2.23.x)';
     add('IB-028', 'info', `Ports that share a NIC are one NCCL network device: NCCL ${versionString(profile.version)} ${how}: ${ordinary.join(', ')}`, profile.ibMerge === 'core-vnic' ? setEnv({ NCCL_NET_MERGE_LEVEL: 'LOC' }, 'Nothing to do unless you want them separate') : setEnv({ NCCL_IB_MERGE_NICS: '0' }, 'Nothing to do unless you want them separate'));
   }
   for (const n of selection.merge.notes) add('IB-028', 'info', n, advise('Nothing to do'));
   // A virtual NIC over ports on different IPv4 subnets (direct-connect meshes): a peer reachable from one member is not from the other.
-  for (const g of selection.merge.groups.filter((x) => x.merged)) {
+  for (const g of selection.merge.groups.filter((x) => x.merged && !vnicUnread)) {
     const members = g.members.map((m) => ports.find((r) => r.dev === selection.devices[m]!.dev && r.port.port === selection.devices[m]!.port)).filter((x): x is PortRef => !!x);
     const subnets = new Map<string, string[]>();
     let pointToPoint = false;
