@@ -27,8 +27,9 @@ function kindOf(st: import('node:fs').Stats): string {
 /**
  * The file's text (UTF-8), or why not: ENOENT/EACCES… from open, EISDIR or
  * ENOTREG for something that is not a regular file, EFBIG past `limit`.
+ * `attribute`: a sysfs attribute, whose first short read is the whole of it.
  */
-export function readBounded(path: string, limit: number, o: { kind?: boolean } = {}): BoundedRead {
+export function readBounded(path: string, limit: number, o: { kind?: boolean; attribute?: boolean } = {}): BoundedRead {
   const checkKind = o.kind ?? true;
   let fd: number;
   try {
@@ -59,6 +60,8 @@ export function readBounded(path: string, limit: number, o: { kind?: boolean } =
         return { ok: false, code, message: code };
       }
       if (n === 0) break;
+      // A sysfs attribute comes whole in one read (its show() fills at most a page): a short first read is all of it, and the EOF read is saved.
+      if (o.attribute && total === 0 && n < want) return { ok: true, text: SCRATCH.toString('utf8', 0, n), bytes: n };
       chunks.push(Buffer.from(SCRATCH.subarray(0, n)));
       total += n;
       if (total > limit) return { ok: false, code: 'EFBIG', message: `larger than the ${limitText(limit)} ncclx reads for such a file` };

@@ -30,7 +30,7 @@ export class Root {
     const forced = this.failing?.get(p);
     if (forced !== undefined) return { ok: false, error: forced };
     // Files under /sys and /proc are attributes (regular files); anything else may be what a user pointed at.
-    const r = readBounded(this.path(p), limit, { kind: !/^\/(sys|proc)\//.test(p) });
+    const r = readBounded(this.path(p), limit, { kind: !/^\/(sys|proc)\//.test(p), attribute: p.startsWith('/sys/') });
     return r.ok ? { ok: true, value: r.text } : { ok: false, error: r.code === r.message ? r.code : `${r.code}: ${r.message}` };
   }
 

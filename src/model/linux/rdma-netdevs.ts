@@ -41,8 +41,20 @@ function portNetdevs(snapshot: NodeSnapshot, d: RdmaDevice, port: number, portCo
   return portCount === 1 && d.pciNetdevs.length === 1 ? [d.pciNetdevs[0]!] : [];
 }
 
+// By RDMA part: the ARP, QoS and routing checks each ask, and the advice check runs them again per environment
+// change on the same RDMA part (a 16-device node has 8,192 GID entries to walk).
+const memo = new WeakMap<object, RdmaNetdev[]>();
+
 /** Every (device, port, netdev) triple; empty when the node has no RDMA devices or the snapshot has no RDMA part. */
 export function rdmaNetdevs(snapshot: NodeSnapshot): RdmaNetdev[] {
+  const rdma = snapshot.rdma;
+  if (!rdma) return [];
+  let out = memo.get(rdma);
+  if (!out) memo.set(rdma, (out = collect(snapshot)));
+  return out.slice();
+}
+
+function collect(snapshot: NodeSnapshot): RdmaNetdev[] {
   const out: RdmaNetdev[] = [];
   const seen = new Set<string>();
   for (const d of snapshot.rdma?.devices ?? []) {
