@@ -55,7 +55,7 @@ describe('channel lines read from bytes', () => {
     for (const f of corpus) expect(asBytes(linesOf(f)).result(), f).toEqual(asText(linesOf(f)).result());
   });
 
-  it('and on each way a channel line strays from its plain shape', () => {
+  it('and on each way a channel or INFO line strays from its plain shape', () => {
     const variants = [
       CHANNEL,
       CHANNEL.replace('[send] ', ''),
@@ -88,6 +88,25 @@ describe('channel lines read from bytes', () => {
       `[1,0]<stdout>:${CHANNEL}`,
       `10.0.0.1: ${CHANNEL}`,
     ];
+    // Other INFO lines take a shorter path from the bytes too (infoAscii): the same strays.
+    const INFO = 'gpu1:11:12 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>';
+    const PROBLEM = 'gpu1:11:12 [0] NCCL INFO NET/IB : No device found.';
+    variants.push(
+      INFO,
+      PROBLEM,
+      `${INFO} `,
+      `${PROBLEM} [repeated 3x across cluster]`,
+      `${INFO}\r\r`,
+      INFO.replace('Using', '\x1b[1mUsing'),
+      INFO.replace('gpu1', 'g\x1bpu1'),
+      INFO.replace('NCCL INFO', 'NCCL INFO\t'),
+      'gpu1:11:12 [0] NCCL INFO ',
+      'gpu1:11:12 [0] NCCL INFO x',
+      `x NCCL INFO ${INFO}`,
+      `[1,3]<stdout>:${PROBLEM}`,
+      `:11:12 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>`,
+      'gpu1:11:12 [0] NCCL INFO comm 0x55d0 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0',
+    );
     for (const v of variants) expect(asBytes([v, CHANNEL]).result(), JSON.stringify(v)).toEqual(asText([v, CHANNEL]).result());
     // Control: the plain shape is taken from the bytes (a collector fed nothing else still counts it).
     expect(asBytes([CHANNEL]).result().ranks[0]).toMatchObject({ rank: 0, transports: { 'NET/IB': 1 }, netChannels: 1, gdrChannels: 1 });

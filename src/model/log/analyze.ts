@@ -262,7 +262,44 @@ export class LogCollector {
         return;
       }
     }
+    if (m < 0 && this.infoAscii(b, a, e, k)) return;
     this.addLine(b.latin1Slice(a, e));
+  }
+
+  /**
+   * Any other `NCCL INFO` line of an ASCII chunk, as parseLine would read it
+   * but without cleaning and re-scanning the whole line: false (nothing done)
+   * when the line holds anything clean() or finish() would change, or a
+   * header parseLine would pass over.
+   */
+  private infoAscii(b: AsciiBytes, a: number, e: number, k: number): boolean {
+    if (e - k <= 10 || b[k + 4] !== 32 || b[k + 5] !== 73 || b[k + 6] !== 78 || b[k + 7] !== 70 || b[k + 8] !== 79 || b[k + 9] !== 32) return false; // 'NCCL INFO '
+    const last = b[e - 1]!;
+    if (last <= 32 || last === 93 /* ] */) return false;
+    const p = this.asciiPrefix(b, a, k);
+    if (!p) return false;
+    const message = b.latin1Slice(k + 10, e);
+    if (message.includes('\x1b') || message.includes('\r')) return false;
+    this.lines++;
+    this.ncclLines++;
+    this.add({ level: 'INFO', host: p.host, pid: p.pid, tid: p.tid, cudaDev: p.cudaDev, source: p.source, launcher: p.launcher, message, repeat: 1, prefix: p }, () => b.latin1Slice(a, e));
+    return true;
+  }
+
+  private lastInfoPre = '';
+  private lastInfoPrefix: Prefix | null = null;
+
+  /** NCCL's header before k, when clean() would leave it as it is; null otherwise. */
+  private asciiPrefix(b: AsciiBytes, a: number, k: number): Prefix | null {
+    const pre = b.latin1Slice(a, k);
+    if (pre === this.lastInfoPre && this.lastInfoPrefix) return this.lastInfoPrefix;
+    if (pre.includes('\x1b') || pre.includes('\r')) return null;
+    const p = parsePrefix(pre);
+    if (p) {
+      this.lastInfoPre = pre;
+      this.lastInfoPrefix = p;
+    }
+    return p;
   }
 
   private lastAsciiPre = '';
@@ -342,7 +379,8 @@ export class LogCollector {
     return r;
   }
 
-  private add(l: LogLine, raw: string): void {
+  /** `raw`: the line, or how to get it (the ASCII path makes the string only when a problem keeps it). */
+  private add(l: LogLine, raw: string | (() => string)): void {
     // Channel lines are most of a log: straight to their process.
     if (l.level === 'INFO' && l.host && l.message.charCodeAt(0) === 67 /* C */) {
       const f = factOf(l.message);
@@ -357,6 +395,7 @@ export class LogCollector {
       if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
     }
     if (l.level === 'WARN') {
+      if (typeof raw === 'function') raw = raw();
       const key = hash53(raw.trim());
       if (this.seenWarn.has(key)) return;
       if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(key);
@@ -379,6 +418,7 @@ export class LogCollector {
     const p = infoProblem(l.message);
     if (p) {
       this.usedHost(l);
+      if (typeof raw === 'function') raw = raw();
       this.record(p, raw, host, l.repeat, null);
       this.problem(p, raw, host, l.repeat);
     }

@@ -100,6 +100,7 @@ const ENV = /^(NCCL_[A-Z0-9_]+) set by environment to (.*)$/;
 const RANK = /\bcomm (0x[0-9a-fA-F]+|\(nil\)) rank (\d+) n[Rr]anks (\d+)(?: cudaDev (-?\d+))?(?: nvmlDev -?\d+)?(?: busId ([0-9a-fA-F]+))?(?: commId (0x[0-9a-fA-F]+))?(?:.*?- (?:Init )?(START|COMPLETE))?/;
 const CHANNEL = /^Channel \d+(?:\/\d+)? : (\d+)\[[0-9a-fA-Fx]+\] -> (\d+)\[[0-9a-fA-Fx]+\] (?:\[(send|receive)\] )?via (.+)$/;
 const RING = /^Ring \d+ : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> (\d+)(?:\[[0-9a-fA-Fx]+\])? (?:\[(send|receive)\] )?via (.+)$/;
+const USING_IB = /^NET\/IB ?: ?Using/;
 const GID = /\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/;
 const GDR_HCA = /^NET\/\S+ ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'/;
 
@@ -224,7 +225,8 @@ export function factOf(msg: string): Fact | null {
       }
       if (msg.startsWith('NET/IB')) {
         if (/^NET\/IB ?: ?No device found/.test(msg)) return { kind: 'ib-none' };
-        const u = /^NET\/IB ?: ?Using(.*?)(?:;\s*OOB ?(.*))?$/.exec(msg);
+        // The capturing form is slow on long lines that are not `Using` lines (IbDev/GID lines are frequent): an anchored test first.
+        const u = USING_IB.test(msg) ? /^NET\/IB ?: ?Using(.*?)(?:;\s*OOB ?(.*))?$/.exec(msg) : null;
         if (u) {
           let list = u[1]!;
           const ro = /\[RO\]\s*$/.test(list);
