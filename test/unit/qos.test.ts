@@ -4,6 +4,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { fixText } from '../helpers/remediation.js';
+import { ALL_CHECKS } from '../../src/checks/registry.js';
+import { runDoctor } from '../../src/checks/run.js';
+import { verifyRun } from '../../src/checks/verify.js';
 import { dscpLabel, iptablesMarkingRules, nftMarkingRule, parseDscp } from '../../src/model/linux/dscp.js';
 import type { NftDscpRule, TcQdiscJson } from '../../src/model/snapshot/kernel-types.js';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
@@ -166,6 +169,11 @@ describe('QOS-003 NCCL_IB_TC = DSCP × 4', () => {
     const [r] = check(ctxFor(node(marks26)), 'QOS-003');
     expect(r).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_IB_TC: '104' } } });
     expect(r!.summary).toMatch(/^NCCL_IB_TC unset \(RoCE TC 0, DSCP 0, unless the application sets ncclConfig_t.trafficClass\), while the site marks DSCP 26 \(AF31\)/);
+  });
+  it('the doctor, after checking its advice, and ncclx env agree: NCCL_IB_TC=104', () => {
+    const run = verifyRun(runDoctor(ALL_CHECKS, ctxFor(node(marks26))));
+    expect(run.results.filter((r) => r.checkId === 'QOS-003').map((r) => [r.severity, r.remediation?.env])).toEqual([['warn', { NCCL_IB_TC: '104' }]]);
+    expect(run.plan.vars.find((v) => v.name === 'NCCL_IB_TC')?.value).toBe('104');
   });
   it('104 (or 0x68, or 106 with ECT(0)) matches 26; 96 does not', () => {
     expect(severities(check(ctxFor(node(marks26, { NCCL_IB_TC: '104' })), 'QOS-003'))).toEqual(['ok']);
