@@ -42,6 +42,13 @@ export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
     out.push(...table(rows).map((l) => `  ${l}`));
     if (verbose) for (const p of r.pairs) if (p.gdr) out.push(s.dim(`  GPU ${p.gpu}: NCCL: ${p.gdr.log}`));
   }
+  if (r.gpus.length && r.nics.length && r.p2p.length) {
+    // Rows: the sending GPU; columns: the peer's GPU on another node. A cell names the NIC, and the relay GPU when it is not the sender.
+    out.push('', s.bold('Point-to-point: the NIC to a peer GPU on another node (same layout), via a relay GPU (PXN) where one is named'));
+    const header = ['', ...r.gpus.map((g) => `→GPU${g.index}`)];
+    const rows = r.p2p.map((row, g) => [`GPU${g}`, ...row.map((c) => (c.nic === null ? '-' : `${r.nics[c.nic]!.device}${c.proxy !== g ? ` via ${c.proxy}` : ''}`))]);
+    out.push(...table([header, ...rows]).map((l) => `  ${l}`));
+  }
   if (r.nics.length) {
     out.push('', s.bold('NICs NCCL places'));
     const rows = [['NIC', 'PCI', 'NUMA', 'PCIe link', 'under'], ...r.nics.map((n) => [n.members.length ? `[${n.index}] ${n.device} (vNIC of ${n.members.map((m) => `[${m.index}] ${m.device}:${m.port}`).join(', ')})` : `[${n.index}] ${n.device}:${n.port}`, n.bdf ?? '-', String(n.numaNode ?? '-'), link(n.link), n.parents.join(' → ')])];

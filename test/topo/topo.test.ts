@@ -482,6 +482,32 @@ describe('the rules', () => {
     expect(parseNvlinkStatus('NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver.')).toBeNull();
   });
 
+  it('point-to-point NICs (search.cc ncclTopoGetNetDev) on the DGX: the peer\'s rail through its NVLink GPU by default; NCCL_CROSS_NIC=0, NCCL_P2P_PXN_LEVEL and the release change it', () => {
+    const p2p = (v: string, env: { [name: string]: string } = {}) => {
+      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } });
+      const d = JSON.parse(r.stdout);
+      // "nic@proxy" per peer device, with the NIC as named.
+      return d.p2p.map((row: { nic: number; proxy: number }[]) => row.map((c) => `${d.nics[c.nic].device}@${c.proxy}`).join(' '));
+    };
+    const rail = (g: number) => Array.from({ length: 8 }, (_, d) => `mlx5_${d}@${d === g ? g : d}`).join(' ');
+    // PXN level 2 (default): the NIC of the local GPU with the peer's index, relayed by that NIC's local GPU
+    // (ncclTopoGetLocalGpu), even for the switch neighbour GPU 0 could reach at PIX itself.
+    const dflt = p2p('2.28.3');
+    expect(dflt).toEqual(Array.from({ length: 8 }, (_, g) => rail(g)));
+    // PXN off, NCCL_CROSS_NIC default 2: the condition fails and each GPU keeps its own NIC.
+    expect(p2p('2.28.3', { NCCL_PXN_DISABLE: '1' })[0]).toBe(Array(8).fill('mlx5_0@0').join(' '));
+    // PXN off, NCCL_CROSS_NIC=0: the peer's rail, sent by GPU 0 itself across PCIe.
+    expect(p2p('2.28.3', { NCCL_PXN_DISABLE: '1', NCCL_CROSS_NIC: '0' })[0]).toBe(Array.from({ length: 8 }, (_, d) => `mlx5_${d}@0`).join(' '));
+    // Level 1: the rail NIC when GPU 0's own path to it is within PXN; the relay is the PXN intermediate, none for its switch neighbour's NIC (PIX).
+    expect(p2p('2.28.3', { NCCL_P2P_PXN_LEVEL: '1' })[0]).toBe('mlx5_0@0 mlx5_1@0 mlx5_2@2 mlx5_3@3 mlx5_4@4 mlx5_5@5 mlx5_6@6 mlx5_7@7');
+    // NCCL_P2P_DISABLE=1 leaves no NVLink pair: level 2 finds no relay and falls back to the own NIC.
+    expect(p2p('2.28.3', { NCCL_P2P_DISABLE: '1' })[0]).toBe(Array(8).fill('mlx5_0@0').join(' '));
+    // 2.12.7–2.18.0: the peer's own NIC (its modulo choice), relayed by the first local GPU whose NIC it is: the same rail here.
+    expect(p2p('2.14.3')[3]).toBe(rail(3));
+    // Before 2.12.7: no PXN, each GPU's own NIC.
+    expect(p2p('2.11.4')[5]).toBe(Array(8).fill('mlx5_5@5').join(' '));
+  });
+
   it('NVB (paths.cc ncclTopoSetPaths): one NVLink hop through a GPU for GPU → GPU and GPU → CPU paths, never for GPU → NIC; NCCL_NVB_DISABLE from 2.9.9', () => {
     // GPUs 0, 1 on socket 0 and 2, 3 on socket 1, each on a root port (Gen4 x16 = 24 GB/s); NVLinks 0–1 and 1–2 (NV4 = 80 GB/s), none 0–2.
     const f = (bdf: string, numa: number, cls = '0x030200'): TopoFunction => ({ bdf, path: [`pci0000:${bdf.slice(5, 7)}`, bdf], class: cls, vendor: '0x10de', device: '0x20b2', numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });

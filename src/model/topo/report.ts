@@ -15,7 +15,7 @@ import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
 import { gpuNicMap, type GpuNicMap } from './system.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
-import { buildSystem, effectivePaths, fuseNets, type NetFusion, linkDegraded, localNetFor, localNets, parentChain, PATH, PATH_NAMES, type LocalNetRule, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
+import { buildSystem, effectivePaths, fuseNets, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
@@ -110,6 +110,12 @@ export interface TopoReport {
   /** matrix[g][n]: NCCL's path type from GPU g to NIC n, and its bandwidth in GB/s. */
   matrix: { path: PathName; bwGBs: number }[][];
   pairs: TopoPair[];
+  /**
+   * p2p[g][d]: the NIC (an index into nics) GPU g's first point-to-point
+   * channel uses to reach a peer whose device index is d on another node laid
+   * out like this one, and the GPU that proxies it (g, or a PXN relay).
+   */
+  p2p: { nic: number | null; proxy: number }[][];
   findings: Finding[];
   notes: string[];
 }
@@ -218,6 +224,34 @@ export function nvbRule(profile: Profile, disable: string | undefined): boolean 
   return !atLeast(profile.version, '2.9.9') || parseNcclInt(disable, 0).value === 0;
 }
 
+/** ncclTopoGetNetDev's point-to-point terms for this release and environment (system.ts P2pTerms). */
+export function p2pTerms(profile: Profile, vars: Record<string, string | undefined>, rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean): P2pTerms {
+  const v = profile.version;
+  return {
+    mode: !atLeast(v, '2.12.7') ? 'none' : atLeast(v, '2.18.1') ? 'local-gpu' : 'peer-netdev',
+    crossNic: parseNcclInt(vars['NCCL_CROSS_NIC'], 2).value,
+    pxnLevel: rules.pxn === 'none' ? 0 : parseNcclInt(vars['NCCL_P2P_PXN_LEVEL'], 2).value,
+    // search.cc took NCCL_PXN_C2C into its point-to-point check from 2.27.6.
+    pxnType: atLeast(v, '2.27.6') ? rules.pxnType : PATH.PXB,
+    relayGdr: atLeast(v, '2.30.3') ? gdrOk : null,
+    p2pLevel: rules.p2pLevel,
+    localRule: rules.local,
+  };
+}
+
+/** What the point-to-point NIC rule is under these terms, in words. */
+function p2pRuleText(t: P2pTerms, pxnDisabled: boolean): string {
+  if (t.mode === 'none') return '< 2.12.7: each GPU\'s own NIC';
+  const settings = `NCCL_CROSS_NIC=${t.crossNic}, ${pxnDisabled ? 'PXN disabled' : `NCCL_P2P_PXN_LEVEL=${t.pxnLevel}`}`;
+  const peerNic = t.mode === 'peer-netdev' ? 'the NIC the peer itself uses' : 'the NIC of the local GPU with the peer\'s index';
+  const rule =
+    t.pxnLevel === 2 ? `${peerNic}, relayed over NVLink by ${t.mode === 'peer-netdev' ? 'the first local GPU whose NIC it is' : 'that NIC\'s GPU'} when it can${t.crossNic === 0 ? ', else still that NIC' : ', else this GPU\'s own NIC'}`
+    : t.pxnLevel === 1 ? `${peerNic} when this GPU reaches it within PXN${t.crossNic === 0 ? ', else still that NIC' : ', else this GPU\'s own NIC'}`
+    : t.crossNic === 0 ? peerNic
+    : 'this GPU\'s own NIC';
+  return `${settings}: ${rule}`;
+}
+
 /** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule). */
 export function localNetRule(profile: Profile): LocalNetRule {
   return atLeast(profile.version, '2.18.5') ? 'mirror' : atLeast(profile.version, '2.18.1') ? 'mask' : 'modulo';
@@ -320,9 +354,9 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     host: snapshot.host.hostname,
   };
   const topo0 = snapshot.pci?.topology;
-  if (!topo0) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: [] };
+  if (!topo0) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: [] };
   // No GPU: nothing to place (and the IB model is not built for it).
-  if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
+  if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
   const env = withFlags(effectiveEnv(snapshot.env, profile), [
     ['NCCL_IB_HCA', o.hca, '--hca'],
     ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
@@ -350,6 +384,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const members = (n.members ?? []).map((m) => ({ index: m.index, device: m.dev, port: m.port }));
     return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps, members };
   });
+  const terms = p2pTerms(profile, env.vars, rules, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: gdrC2c, p2c: rules.p2c }));
+  const p2p = gpus.map((g) => gpus.map((d) => p2pNetFor(sys, matrix, relay, g.index, d.index, 0, terms)));
   const pairs: TopoPair[] = gpus.map((g) => {
     const row = matrix[g.index]!;
     const local = localNets(row);
@@ -463,6 +499,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     nics,
     matrix: matrix.map((row) => row.map((p) => ({ path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10 }))),
     pairs,
+    p2p,
     findings,
     notes: [
       ...(file.note ? [file.note] : []),
@@ -473,9 +510,10 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...(topo.nvlink && rules.pxn !== 'none' && rules.p2pLevel !== null && rules.p2pLevel < PATH.NVL ? [`${env.vars['NCCL_P2P_DISABLE'] !== undefined && p2pLevel({ NCCL_P2P_DISABLE: env.vars['NCCL_P2P_DISABLE'] }, profile) ? `NCCL_P2P_DISABLE=${env.vars['NCCL_P2P_DISABLE']}` : `NCCL_P2P_LEVEL=${env.vars['NCCL_P2P_LEVEL']}`} sends every GPU pair through the CPU (ncclTopoCheckP2p): no GPU reaches another over NVLink, so no PXN`] : []),
       ...(topo.nvlink && rules.pxn !== 'none' && rules.pxnRelayGdr === 'forbidden' ? [`NCCL_NET_GDR_READ=0: a PXN relay must read from its GPU over GPUDirect RDMA (≥ 2.30.3), so no PXN`] : []),
       ...(topo.nvlinkStatus ? [`NVLink states from ${topo.nvlinkStatus.source}: ${gpus.filter((g) => g.nvlinks).map((g) => `GPU ${g.index} ${g.nvlinks!.active} active${g.nvlinks!.inactive.length ? `, ${g.nvlinks!.inactive.length} inactive` : ''}`).join('; ')}`] : []),
+      `point-to-point NICs are ncclTopoGetNetDev's (${p2pRuleText(terms, rules.pxn === 'none' && atLeast(profile.version, '2.12.7'))}), for a peer on a node laid out like this one`,
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
       ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
-      `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}), used for point-to-point and as the graph search's starting NIC; ring and tree channels may pair NICs differently`,
+      `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
     ],
   };
 }

@@ -463,6 +463,65 @@ export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 
   return nets[net % nets.length]!;
 }
 
+/** ncclTopoGetLocalGpu (≥ 2.18.1): the first of the NET's local GPUs, channel by channel, whose ncclTopoGetLocalNet is that NET; -1 when none. */
+export function localGpuFor(matrix: Path[][], n: number, rule: LocalNetRule): number {
+  const gs = localGpus(matrix, n);
+  for (let c = 0; c < 32; c++) for (const g of gs) if (localNetFor(matrix, g, g, c, rule) === n) return g;
+  return -1;
+}
+
+/**
+ * How ncclTopoGetNetDev picks the NIC of a point-to-point connection to a
+ * peer on another node (search.cc), by release and NCCL_CROSS_NIC,
+ * NCCL_P2P_PXN_LEVEL, NCCL_PXN_DISABLE:
+ * - 'none' (before 2.12.7): the GPU's own NIC.
+ * - 'peer-netdev' (2.12.7–2.18.0): the NIC the peer itself uses (its
+ *   netDev), relayed at PXN level 2 by the first local GPU whose NIC it is.
+ * - 'local-gpu' (≥ 2.18.1): the NIC of the local GPU with the peer's device
+ *   index, relayed at level 2 by that NIC's local GPU (ncclTopoGetLocalGpu).
+ */
+export interface P2pTerms {
+  mode: 'none' | 'peer-netdev' | 'local-gpu';
+  /** NCCL_CROSS_NIC (default 2): 0 forces the peer's NIC. */
+  crossNic: number;
+  /** NCCL_P2P_PXN_LEVEL (default 2), 0 when PXN is disabled. */
+  pxnLevel: number;
+  /** The worst path a relay may have to the NIC: PXB; P2C with NCCL_PXN_C2C from 2.27.6. */
+  pxnType: number;
+  /** ≥ 2.30.3: the relay must have GPUDirect RDMA to the NIC (ncclTopoCheckGdr, read = 0). */
+  relayGdr: ((p: number, n: number, type: number) => boolean) | null;
+  /** NCCL_P2P_LEVEL as a PATH value, or null (every NVLink pair within the default). */
+  p2pLevel: number | null;
+  localRule: LocalNetRule;
+}
+
+/** The NIC a GPU's point-to-point channel uses to reach a peer whose device index is `peerDev` on a node laid out like this one, and the GPU that proxies it (itself, or a PXN relay). */
+export function p2pNetFor(sys: TopoSystem, matrix: Path[][], relay: Map<string, number>, g: number, peerDev: number, channel: number, t: P2pTerms): { nic: number | null; proxy: number } {
+  const own = { nic: localNetFor(matrix, g, g, channel, t.localRule), proxy: g };
+  if (t.mode === 'none' || !(t.crossNic === 0 || t.pxnLevel !== 0) || peerDev >= sys.gpus.length) return own;
+  // The NIC on the peer's side of the rail: the peer's own (2.12.7–2.18.0, no channel), else the local GPU with its index's.
+  const net = localNetFor(matrix, peerDev, peerDev, t.mode === 'peer-netdev' ? 0 : channel, t.localRule);
+  if (net === null) return own;
+  let out = t.crossNic === 0 ? { nic: net, proxy: g } : own;
+  // "Connected to us through NVLink", after NCCL_P2P_LEVEL.
+  const toUs = (p: number) => p === g || (nvlinked(sys, p, g).yes && (t.p2pLevel === null || PATH.NVL <= t.p2pLevel));
+  if (t.pxnLevel === 1) {
+    if (matrix[g]![net]!.type <= PATH.PXN) out = { nic: net, proxy: relay.get(`${g},${net}`) ?? g };
+  } else if (t.pxnLevel === 2) {
+    if (t.mode === 'peer-netdev') {
+      // The local GPUs in rank order whose own NIC is that one: the first that qualifies relays.
+      for (let p = 0; p < sys.gpus.length; p++) {
+        if (localNetFor(matrix, p, p, 0, t.localRule) !== net) continue;
+        if (toUs(p) && matrix[p]![net]!.type <= PATH.PXB) return { nic: net, proxy: p };
+      }
+    } else {
+      const p = localGpuFor(matrix, net, t.localRule);
+      if (p >= 0 && toUs(p) && matrix[p]![net]!.type <= t.pxnType && (!t.relayGdr || t.relayGdr(p, net, matrix[p]![net]!.type))) return { nic: net, proxy: p };
+    }
+  }
+  return out;
+}
+
 /**
  * A PCIe link below its maximum: narrower, or (not for GPUs, which lower their
  * speed when idle) slower. NCCL reads max_link_* and does not see it.
@@ -574,11 +633,7 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
   const relay = new Map<string, number>();
   if (rule === 'none' || !sys.gpus.some((g) => g.links.some((l) => l.type === 'NVL' && l.rem.kind === 'GPU'))) return { matrix, relay };
   const out = matrix.map((row) => row.slice());
-  const localGpuOf = (n: number): number => {
-    const gs = localGpus(matrix, n);
-    for (let c = 0; c < 32; c++) for (const g of gs) if (localNetFor(matrix, g, g, c, localRule) === n) return g;
-    return -1;
-  };
+  const localGpuOf = (n: number): number => localGpuFor(matrix, n, localRule);
   for (let n = 0; n < sys.nets.length; n++) {
     for (let g = 0; g < sys.gpus.length; g++) {
       const own = matrix[g]![n]!;
