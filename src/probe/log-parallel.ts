@@ -19,6 +19,8 @@ const PART_MIN = 16 << 20;
 const WORKERS_MAX = 8;
 
 export interface Segment {
+  /** Which input (its position: a file named twice is read twice). */
+  file: number;
   path: string;
   start: number;
   end: number;
@@ -97,7 +99,7 @@ async function cut(files: { path: string; size: number }[], n: number): Promise<
     for (let i = at.file; i <= p.file; i++) {
       const start = i === at.file ? at.off : 0;
       const end = i === p.file ? p.off : files[i]!.size;
-      if (end > start) segs.push({ path: files[i]!.path, start, end });
+      if (end > start) segs.push({ file: i, path: files[i]!.path, start, end });
     }
     if (segs.length) parts.push(segs);
     if (p.file > at.file || (p.file === at.file && p.off > at.off)) at = p;
@@ -134,12 +136,12 @@ export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream,
   if (parts.length < 2) return ordinary();
   const replies = await Promise.all(parts.map((segs) => runWorker(script, segs)));
   const collector = new LogCollector();
-  const lines = new Map<string, number>();
+  const lines = files.map(() => 0);
   for (let i = 0; i < replies.length; i++) {
     const r = replies[i]!;
     if ('error' in r || !collector.absorb(r.part)) return ordinary();
-    parts[i]!.forEach((s, j) => lines.set(s.path, (lines.get(s.path) ?? 0) + r.lines[j]!));
+    parts[i]!.forEach((s, j) => (lines[s.file]! += r.lines[j]!));
   }
-  const inputs = files.map((f) => ({ name: f.path, bytes: f.size, lines: lines.get(f.path) ?? 0, gzip: false }));
+  const inputs = files.map((f, i) => ({ name: f.path, bytes: f.size, lines: lines[i]!, gzip: false }));
   return { collector, inputs, workers: replies.length };
 }

@@ -111,7 +111,7 @@ describe('the corpus, one release family and launcher per file', () => {
       if (c % 7 === r % 5) lines.push(`[1,${r}]<stdout>:node${String(r >> 3).padStart(2, '0')}:${100 + r}:${300 + r} [${r % 8}] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.9<4100> with status=12 opcode=0 len=0 vendor err 129 (Send)`);
     }
     writeFileSync(big, `${lines.join('\n')}\n`);
-    for (const args of [[CORPUS], [big], [join(CORPUS, 'v2.18-pdsh.log'), big, join(CORPUS, 'warns.log')]]) {
+    for (const args of [[CORPUS], [big], [join(CORPUS, 'v2.18-pdsh.log'), big, join(CORPUS, 'warns.log')], [big, big]]) {
       const one = json(args, undefined, { NCCLX_LOG_WORKERS: '0' });
       for (const n of ['2', '3', '7']) {
         const parts = json(args, undefined, { NCCLX_LOG_WORKERS: n });
