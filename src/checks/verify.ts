@@ -110,8 +110,12 @@ export function verifierFor(run: DoctorRun): Verifier {
     const check = (r: CheckResult, env: Record<string, string | null>): RemediationVerdict => {
       const after = sim.results(env);
       const remaining = remainingOf(r, before(), after);
-      const revealed = newFindings(before(), target());
-      const fresh = newFindings(before(), after).filter((f) => !revealed.some((x) => x.checkId === f.checkId && x.summary === f.summary));
+      let fresh = newFindings(before(), after);
+      // Only what the change brings up needs the whole recommended environment run (one doctor run less when nothing comes up).
+      if (fresh.length) {
+        const revealed = newFindings(before(), target());
+        fresh = fresh.filter((f) => !revealed.some((x) => x.checkId === f.checkId && x.summary === f.summary));
+      }
       return { resolves: remaining.length === 0 && fresh.length === 0, newFindings: fresh, remaining, env, withheld: false };
     };
     const verify = (r: CheckResult): CheckResult => {

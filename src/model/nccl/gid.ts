@@ -525,16 +525,16 @@ function explicit(table: GidTable, index: number, mode: 'explicit' | 'fixed-defa
 // entries × 32 ports on a large node), and verifying advice rebuilds the model
 // under several environments that mostly leave the GID parameters alone. The
 // answer depends only on the table, the parameters and the profile, so it is
-// remembered per table array (shared by every copy of a snapshot) and profile.
-const gidMemo = new WeakMap<object, WeakMap<Profile, Map<string, GidSelection>>>();
+// remembered per table array (shared by every copy of a snapshot), by the
+// profile's content (callers derive variants of a profile, e.g. the automatic
+// choice IB-006 compares with, and every context makes its own object).
+const gidMemo = new WeakMap<object, Map<string, GidSelection>>();
 
 /** ncclIbGetGidIndex() for one port, as this profile does it. */
 export function selectGid(table: GidTable, params: GidParams, profile: Profile, dev: string, port: number): GidSelection {
-  let byProfile = gidMemo.get(table.entries);
-  if (!byProfile) gidMemo.set(table.entries, (byProfile = new WeakMap()));
-  let byKey = byProfile.get(profile);
-  if (!byKey) byProfile.set(profile, (byKey = new Map()));
-  const key = JSON.stringify([table.linkLayer, params, dev, port]);
+  let byKey = gidMemo.get(table.entries);
+  if (!byKey) gidMemo.set(table.entries, (byKey = new Map()));
+  const key = JSON.stringify([table.linkLayer, params, profile, dev, port]);
   let sel = byKey.get(key);
   if (!sel) byKey.set(key, (sel = walkGidTable(table, params, profile, dev, port)));
   return sel;
