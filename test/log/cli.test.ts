@@ -208,6 +208,22 @@ describe('--here: this node', () => {
   });
 });
 
+describe('shapes from logs users posted', () => {
+  it('a plugin named only by `Using network` (before 2.18), and `NCCL_IB_HCA set to` as an environment fact (NVIDIA/nccl#952, #1052)', () => {
+    const text = [
+      'node2:14159:14168 [0] NCCL INFO NCCL_IB_HCA set to mlx5_4',
+      'node2:14159:14168 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so',
+      'node2:14159:14168 [0] NCCL INFO P2P plugin IBext',
+      'node2:14159:14168 [0] NCCL INFO Using network IBext',
+      'node4:565139:565148 [0] NCCL INFO Using network IB',
+    ].join('\n');
+    const d = json(['-'], `${text}\n`).d;
+    expect(d.summary).toMatchObject({ netPlugin: 'IBext', transport: 'IBext', env: { NCCL_IB_HCA: 'mlx5_4' } });
+    const by = Object.fromEntries(d.hosts.map((h: { host: string; netPlugin: string | null }) => [h.host, h.netPlugin]));
+    expect(by).toEqual({ node2: 'IBext', node4: null });
+  });
+});
+
 describe('bad input: one line naming it, exit 2, bounded', () => {
   const bad = (args: string[], input?: string | Buffer) => {
     const r = ncclx(args, input);

@@ -92,6 +92,13 @@ describe('facts, every release wording', () => {
     expect(factOf('NCCL_SOCKET_IFNAME set by environment to =eth0')).toEqual({ kind: 'env', name: 'NCCL_SOCKET_IFNAME', value: '=eth0' });
     expect(factOf('NCCL_NET_GDR_LEVEL set by environment to PHB')).toEqual({ kind: 'env', name: 'NCCL_NET_GDR_LEVEL', value: 'PHB' });
   });
+  it('`NCCL_X set to %s`: the variables NCCL reads with getenv (socket.cc, net_ib.cc, bootstrap OOB net; 2.7 → 2.30), and nothing else so worded', () => {
+    expect(factOf('NCCL_IB_HCA set to mlx5_4')).toEqual({ kind: 'env', name: 'NCCL_IB_HCA', value: 'mlx5_4' });
+    expect(factOf('NCCL_SOCKET_IFNAME set to ^docker,lo')).toEqual({ kind: 'env', name: 'NCCL_SOCKET_IFNAME', value: '^docker,lo' });
+    expect(factOf('NCCL_OOB_NET_IFNAME set to ib0')).toEqual({ kind: 'env', name: 'NCCL_OOB_NET_IFNAME', value: 'ib0' });
+    // 2.4's WARN about ring counts is not a variable's value.
+    expect(factOf('NCCL_MIN_NRINGS set to a value greater than NCCL_MAX_NRINGS, ignoring NCCL_MIN_NRINGS')).toBeNull();
+  });
   it('channel lines: NET with GDRDMA, proxy and shared, P2P, SHM, busId ranks of 2.12–2.18, receive direction, ≤ 2.4 Ring', () => {
     expect(factOf('Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA')).toEqual({ kind: 'channel', rank: 0, peer: 8, transport: 'NET/IB', netDev: 0, gdr: true, direction: 'send' });
     expect(factOf('Channel 03/1 : 8[0] -> 0[0] [receive] via NET/IB/2/GDRDMA(PCI)/Shared')).toMatchObject({ rank: 0, peer: 8, netDev: 2, gdr: true, direction: 'receive' });

@@ -639,6 +639,11 @@ export class LogCollector {
       case 'network':
         s.transport ??= f.name;
         h.transport ??= f.name;
+        // NCCL's own networks are IB and Socket; any other name is a plugin's (before 2.18 NCCL says nothing else when one loads).
+        if (f.name !== 'IB' && f.name !== 'Socket') {
+          s.netPlugin ??= f.name;
+          h.netPlugin ??= f.name;
+        }
         break;
       case 'rank': {
         const r = this.rankState(proc, f.rank);

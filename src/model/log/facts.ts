@@ -101,6 +101,7 @@ const RANK = /\bcomm (0x[0-9a-fA-F]+|\(nil\)) rank (\d+) n[Rr]anks (\d+)(?: cuda
 const CHANNEL = /^Channel \d+(?:\/\d+)? : (\d+)\[[0-9a-fA-Fx]+\] -> (\d+)\[[0-9a-fA-Fx]+\] (?:\[(send|receive)\] )?via (.+)$/;
 const RING = /^Ring \d+ : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> (\d+)(?:\[[0-9a-fA-Fx]+\])? (?:\[(send|receive)\] )?via (.+)$/;
 const USING_IB = /^NET\/IB ?: ?Using/;
+const SET_TO = /^(NCCL_SOCKET_IFNAME|NCCL_IB_HCA|NCCL_OOB_NET_IFNAME) set to (.*)$/;
 const GID = /\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/;
 const GDR_HCA = /^NET\/\S+ ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'/;
 
@@ -213,7 +214,11 @@ export function factOf(msg: string): Fact | null {
       }
       if (msg.startsWith('NCCL_')) {
         const m = ENV.exec(msg);
-        if (!m) return null;
+        if (!m) {
+          // Variables NCCL reads with getenv and states as `NCCL_X set to %s` (findInterfaces, the IB transport, bootstrap's OOB net).
+          const t = SET_TO.exec(msg);
+          return t ? { kind: 'env', name: t[1]!, value: clip(t[2]!, 4096) } : null;
+        }
         let value = m[2]!;
         // Integer parameters print `%lld.`; strings print as they are.
         if (/^-?\d+\.$/.test(value)) value = value.slice(0, -1);
