@@ -12,6 +12,8 @@ describe('NCCL header and launcher artefacts', () => {
     ['plain', `${INFO}Using network IB`, { host: 'node7', pid: 1234, tid: 1290, cudaDev: 3, level: 'INFO', message: 'Using network IB' }],
     ['mpirun, glued', `[1,5]<stdout>:${INFO}Using network IB`, { host: 'node7', launcher: { host: null, task: '1,5' } }],
     ['srun -l', `12: ${INFO}Using network IB`, { host: 'node7', launcher: { host: null, task: '12' } }],
+    ['torchrun --tee', `[default3]:${INFO}Using network IB`, { host: 'node7', launcher: { host: null, task: 'default3' } }],
+    ['torchrun, bare version', '[trainer0]:NCCL version 2.18.3+cuda12.2', { level: 'VERSION', launcher: { host: null, task: 'trainer0' } }],
     ['pdsh, doubled', `10.0.0.2: 10.0.0.2: ${INFO}Using network IB`, { host: 'node7', launcher: { host: '10.0.0.2', task: null } }],
     ['Ray worker', `(RayWorkerWrapper pid=881, ip=10.1.0.7) ${INFO}Using network IB`, { launcher: { host: '10.1.0.7', task: 'pid=881' } }],
     ['Ray pid only', `(pid=881) ${INFO}Using network IB`, { launcher: { host: null, task: 'pid=881' } }],

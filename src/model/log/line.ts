@@ -59,6 +59,10 @@ export function parseLauncher(text: string): LauncherInfo {
     else if ((m = /^\[(\d+),(\d+)\]<(?:stdout|stderr)>:\s*/.exec(s))) {
       task ??= `${m[1]},${m[2]}`;
       s = s.slice(m[0].length);
+    } else if ((m = /^\[([A-Za-z_][\w.-]*?\d+)\]:\s*/.exec(s))) {
+      // torchrun --tee / --log-dir: `[{role}{local_rank}]:` (default role "default"), also `[rank3]:`.
+      task ??= m[1]!;
+      s = s.slice(m[0].length);
     } else if ((m = /^\((?:[A-Za-z_][\w.]* )?pid=(\d+)(?:, ip=([^,)\s]+))?[^)]*\)\s*/.exec(s))) {
       if (m[2]) host ??= m[2];
       task ??= `pid=${m[1]}`;
