@@ -195,19 +195,42 @@ describe('merging ports that share a NIC', () => {
     expect(mergeLevelOf('port')).toEqual({ level: 'PORT', log: null });
     expect(run(dual(), '2.28.3', { NCCL_NET_MERGE_LEVEL: 'bogus' }).selection.netDevices).toHaveLength(4);
   });
-  it('NCCL_IB_MERGE_NICS=0 refuses multi-device vNICs: INFO from 2.27.3, WARN before', () => {
+  it('NCCL_IB_MERGE_NICS=0 refuses multi-device vNICs: fatal in 2.24.3–2.25.x; from 2.26.2 placed apart (INFO from 2.27.3, WARN before)', () => {
     const a = run(dual(), '2.27.3', { NCCL_IB_MERGE_NICS: '0' });
-    expect(a.selection.merge.refusals[0]).toMatchObject({ level: 'INFO', log: 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0', fatal: false });
+    expect(a.selection.merge.refusals[0]).toMatchObject({ cause: 'merge-nics-0', level: 'INFO', log: 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0', fatal: false });
     expect(a.selection.netDevices).toHaveLength(4);
-    expect(run(dual(), '2.24.3', { NCCL_IB_MERGE_NICS: '0' }).selection.merge.refusals[0]!.level).toBe('WARN');
+    expect(run(dual(), '2.26.2', { NCCL_IB_MERGE_NICS: '0' }).selection.merge.refusals[0]).toMatchObject({ level: 'WARN', fatal: false });
+    // topo.cc v2.25.1: ncclTopoMakeVnic returns makeVDevice's ncclInvalidUsage and ncclTopoAutoMerge's NCCLCHECKGOTO ends the init.
+    const old = run(dual(), '2.25.1', { NCCL_IB_MERGE_NICS: '0' });
+    expect(old.selection.merge.refusals[0]).toMatchObject({ level: 'WARN', fatal: true });
+    expect(old.selection.transport).toMatchObject({ status: 'merge-refused', used: false });
+    expect(old.report.findings.find((f) => f.id === 'IB-028')).toMatchObject({ severity: 'error', remediation: { env: { NCCL_IB_MERGE_NICS: null } } });
   });
-  it('InfiniBand and RoCE on one NIC cannot be merged: NCCL WARNs and fails', () => {
+  it('InfiniBand and RoCE on one NIC: before 2.26.2 the refusal ends the init; from 2.26.2 NCCL places them apart (quietly from 2.29.2)', () => {
     const vpi = [device({ name: 'mlx5_0', bdf: '0000:17:00.0', ports: [{ ll: 'InfiniBand' }] }), device({ name: 'mlx5_1', bdf: '0000:17:00.1' })];
+    const old = run(vpi, '2.25.1');
+    expect(old.selection.merge.refusals[0]).toMatchObject({ fatal: true, level: 'WARN', log: 'NET/IB : Trying to merge multiple devices together with different link_layer properties mlx5_0 -> 1, mlx5_1 -> 2. Try only selecting NICs with one type of link using NCCL_IB_HCA' });
+    expect(old.selection.ports.map((p) => p.usedByNccl)).toEqual([false, false]);
+    expect(old.selection.transport).toMatchObject({ status: 'merge-refused', used: false, network: 'none' });
+    expect(old.report.findings.find((f) => f.id === 'IB-015')!.severity).toBe('error');
+    // ncclTopoAutoMerge from 2.26.2: "Marking physical devices as unplaced, increasing distance and restarting search".
     const m = run(vpi, '2.28.3');
-    expect(m.selection.merge.refusals[0]).toMatchObject({ fatal: true, log: 'NET/IB : Attempted to merge incompatible devices: [0]mlx5_0:1/IB and [1]mlx5_1:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA' });
-    expect(m.selection.ports.map((p) => p.usedByNccl)).toEqual([false, false]);
-    expect(m.selection.transport).toMatchObject({ status: 'merge-refused', used: false, network: 'none' });
-    expect(m.report.findings.find((f) => f.id === 'IB-015')!.severity).toBe('error');
+    expect(m.selection.merge.refusals[0]).toMatchObject({ fatal: false, level: 'WARN', log: 'NET/IB : Attempted to merge incompatible devices: [0]mlx5_0:1/IB and [1]mlx5_1:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA' });
+    expect(m.selection.transport.status).not.toBe('merge-refused');
+    expect(m.selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0', 'mlx5_1']);
+    // Kept together, an IB port cannot reach a RoCE port: IB-015's warning, not an init failure.
+    expect(m.report.findings.filter((f) => f.id === 'IB-015').map((f) => f.severity)).toEqual(['warn']);
+    expect(run(vpi, '2.30.7').selection.merge.refusals[0]!.level).toBe('INFO');
+  });
+  it('from 2.26.2 a refused group is placed apart and the scan restarts: an IB port and two RoCE ports of one NIC leave the RoCE pair fused', () => {
+    // ncclTopoAutoMerge: root 0 takes 1 and 2, the transport refuses (mixed), 0 is set DIS from 1 and 2, the scan restarts at
+    // index 1 (i = 0, then i++): 1 takes 2 — both RoCE — and they fuse; 0, never revisited, stays a physical NET.
+    const three = [device({ name: 'mlx5_0', bdf: '0000:17:00.0', ports: [{ ll: 'InfiniBand' }] }), device({ name: 'mlx5_1', bdf: '0000:17:00.1' }), device({ name: 'mlx5_2', bdf: '0000:17:00.2' })];
+    const m = run(three, '2.28.3');
+    expect(m.selection.merge.refusals.map((r) => [r.cause, r.members, r.fatal])).toEqual([['link-layers', [0, 1, 2], false]]);
+    expect(m.selection.netDevices.map((n) => `${n.index}:${n.name}`)).toEqual(['0:mlx5_0', '3:mlx5_1+mlx5_2']);
+    // Before 2.26.2 the same refusal ends the init.
+    expect(run(three, '2.25.1').selection.transport.status).toBe('merge-refused');
   });
   it('NICs that are not PCI devices all land on the first CPU\'s NIC node and are fused (≥ 2.24.3)', () => {
     const m = run([device({ name: 'mlx5_0', bdf: 'dir' }), device({ name: 'mlx5_1', bdf: 'dir' })], '2.28.3');

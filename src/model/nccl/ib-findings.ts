@@ -238,11 +238,16 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   // --- merging ---------------------------------------------------------------------
   for (const r of selection.merge.refusals) {
     const names = r.members.map((m) => `${selection.devices[m]!.dev}:${selection.devices[m]!.port}`);
-    if (r.fatal) {
-      const ib = kept.filter((k) => k.port.linkLayer === 'InfiniBand');
-      add('IB-015', 'error', `NCCL would fuse ${names.join(' and ')} (one NIC) into a virtual NIC, but they mix InfiniBand and RoCE: NCCL WARNs "${r.log}" and initialisation fails`, setEnvOf('NCCL_IB_HCA', exactHca(ib.length ? ib : kept.filter((k) => k.port.linkLayer === 'Ethernet'))));
+    if (r.cause === 'link-layers') {
+      // Refused, fatal before 2.26.2; from 2.26.2 NCCL places them apart and the mixed link layers are IB-015's warning below.
+      if (r.fatal) {
+        const ib = kept.filter((k) => k.port.linkLayer === 'InfiniBand');
+        add('IB-015', 'error', `NCCL would fuse ${names.join(' and ')} (one NIC) into a virtual NIC, but they mix InfiniBand and RoCE: NCCL WARNs "${r.log}" and initialisation fails`, setEnvOf('NCCL_IB_HCA', exactHca(ib.length ? ib : kept.filter((k) => k.port.linkLayer === 'Ethernet'))));
+      }
+    } else if (r.fatal) {
+      add('IB-028', 'error', `${names.join(' and ')} share one NIC, which NCCL ${version} fuses into a virtual NIC, but NCCL_IB_MERGE_NICS=0 makes the IB transport refuse it: NCCL WARNs "${r.log}" and initialisation fails (2.26.2 places them apart instead)`, unsetEnv('NCCL_IB_MERGE_NICS'));
     } else {
-      add('IB-028', 'info', `${names.join(' and ')} share one NIC, but NCCL_IB_MERGE_NICS=0: NCCL logs "${r.log}" and keeps them as separate devices (verify)`, unsetEnv('NCCL_IB_MERGE_NICS'));
+      add('IB-028', 'info', `${names.join(' and ')} share one NIC, but NCCL_IB_MERGE_NICS=0: NCCL logs "${r.log}", marks them unplaced and keeps them as separate devices`, unsetEnv('NCCL_IB_MERGE_NICS'));
     }
   }
   // 2.24.3–2.26.x make the vNIC but put it where their topology never reads it (vnic.ts netNumbering): the ports stay separate NETs.

@@ -7,7 +7,7 @@ import type { FoldedPath, RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../s
 import { parseNcclInt, type NcclIntParam } from './cint.js';
 import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
-import type { Profile } from './versions.js';
+import { atLeast, type Profile } from './versions.js';
 import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering } from './vnic.js';
 import { lowerFirst } from '../text.js';
 
@@ -153,8 +153,8 @@ export interface MergeResult {
   mode: Profile['ibMerge'];
   /** Groups of ncclIndex that share a NIC and are (or would be) merged. */
   groups: { key: string; members: number[]; merged: boolean; why: string }[];
-  /** A merge NCCL refuses: mixed link layers (an error) or NCCL_IB_MERGE_NICS=0. */
-  refusals: { members: number[]; log: string; level: 'WARN' | 'INFO'; fatal: boolean }[];
+  /** A merge the IB transport refuses: mixed link layers or NCCL_IB_MERGE_NICS=0; fatal before 2.26.2 (Profile.vnicRefusal). */
+  refusals: { members: number[]; cause: 'link-layers' | 'merge-nics-0'; log: string; level: 'WARN' | 'INFO'; fatal: boolean }[];
   notes: string[];
 }
 
@@ -378,7 +378,9 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
       transport.status = 'merge-refused';
       transport.used = false;
       transport.network = 'none';
-      transport.why = 'NCCL refuses to fuse InfiniBand and RoCE ports of one NIC into a virtual NIC (ncclInvalidUsage): initialisation fails';
+      transport.why = merge.refusals.some((r) => r.fatal && r.cause === 'link-layers')
+        ? 'NCCL refuses to fuse InfiniBand and RoCE ports of one NIC into a virtual NIC (ncclInvalidUsage): initialisation fails'
+        : 'NCCL_IB_MERGE_NICS=0 makes the IB transport refuse the virtual NIC NCCL asks for (ncclInvalidUsage): initialisation fails';
     }
   }
 
@@ -482,31 +484,53 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   // What ncclx ib knows of the distance between two NETs: PORT when they share a NIC node, further otherwise.
   const nicKey = (d: NcclIbDevice) => (d.pciPathIsPci && d.pciPath ? lastComponent(d.pciPath) : 'first CPU (not a PCI device)');
   const port = mergeRank('PORT');
-  const groups = autoMerge(devices.length, (i, j) => (nicKey(devices[i]!) === nicKey(devices[j]!) ? port : port + 1), port, profile.vnicMaxDevs).map((g) => [nicKey(devices[g[0]!]!), g.map((i) => devices[i]!.index)] as const);
+  // Why the IB transport would refuse a vNIC of these devices (ncclIbMakeVDevice), or null.
+  const refusalOf = (members: number[]): 'merge-nics-0' | 'link-layers' | null =>
+    inputs.mergeNics.value === 0 ? 'merge-nics-0' : new Set(members.map((m) => devices[m]!.linkLayer)).size > 1 ? 'link-layers' : null;
+  // From 2.26.2 a refused group is placed apart and the scan goes on; before, the refusal ends the init (one pass suffices).
+  const retried: number[][] = [];
+  const raw = autoMerge(
+    devices.length,
+    (i, j) => (nicKey(devices[i]!) === nicKey(devices[j]!) ? port : port + 1),
+    level === 'LOC' ? mergeRank('LOC') : port,
+    profile.vnicMaxDevs,
+    profile.vnicRefusal === 'retry' ? (g) => refusalOf(g.map((i) => devices[i]!.index)) !== null : null,
+    retried,
+  );
+  const keyed = (g: number[]) => [nicKey(devices[g[0]!]!), g.map((i) => devices[i]!.index)] as const;
+  const groups = [...retried.map(keyed), ...raw.map(keyed)];
   for (const [key, members] of groups) {
     if (members.length < 2 || level === 'LOC') {
       result.groups.push({ key, members, merged: false, why: level === 'LOC' ? 'NCCL_NET_MERGE_LEVEL resolves to LOC: no fusion' : 'alone on its NIC' });
       continue;
     }
-    const lls = new Set(members.map((m) => devices[m]!.linkLayer));
     const names = members.map((m) => `[${m}]${devices[m]!.dev}:${devices[m]!.port}/${llLabel(devices[m]!.linkLayer)}`);
     const where = key.startsWith('first CPU') ? 'are not PCI devices, so they all attach to the first CPU\'s NIC node' : `share NIC ${key}`;
-    if (inputs.mergeNics.value === 0) {
+    const fatal = profile.vnicRefusal === 'fatal';
+    // From 2.29.2 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
+    const quiet = atLeast(profile.version, '2.29.2');
+    const after = fatal ? 'ncclTopoMakeVnic returns the error and initialisation fails' : 'NCCL marks them unplaced and places them apart (2.26.2+), so they stay separate NETs';
+    if (refusalOf(members) === 'merge-nics-0') {
       const log = profile.ibMergeRefusalInfo ? 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0' : 'NET/IB : Trying to merge multiple devices together when NCCL_IB_MERGE_NICS=0. Please enable it or disable device merging in NCCL.';
-      result.refusals.push({ members, log, level: profile.ibMergeRefusalInfo ? 'INFO' : 'WARN', fatal: false });
-      result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where}, but NCCL_IB_MERGE_NICS=0 refuses the virtual NIC (they stay separate — verify)` });
+      result.refusals.push({ members, cause: 'merge-nics-0', log, level: profile.ibMergeRefusalInfo || quiet ? 'INFO' : 'WARN', fatal });
+      result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where}, but NCCL_IB_MERGE_NICS=0 refuses the virtual NIC: ${after}` });
       continue;
     }
-    if (lls.size > 1) {
+    if (refusalOf(members) === 'link-layers') {
       const a = devices[members[0]!]!;
       const b = devices[members.find((m) => devices[m]!.linkLayer !== a.linkLayer)!]!;
+      // The transport's words changed in 2.26.2; the link values are IBV_LINK_LAYER_INFINIBAND 1, ETHERNET 2.
+      const linkNo = (d: NcclIbDevice) => (d.linkLayer === 'InfiniBand' ? 1 : 2);
       result.refusals.push({
         members,
-        level: 'WARN',
-        fatal: true,
-        log: `NET/IB : Attempted to merge incompatible devices: [${a.index}]${a.dev}:${a.port}/${llLabel(a.linkLayer)} and [${b.index}]${b.dev}:${b.port}/${llLabel(b.linkLayer)}. Try selecting NICs of only one link type using NCCL_IB_HCA`,
+        cause: 'link-layers',
+        level: quiet ? 'INFO' : 'WARN',
+        fatal,
+        log: atLeast(profile.version, '2.26.2')
+          ? `NET/IB : Attempted to merge incompatible devices: [${a.index}]${a.dev}:${a.port}/${llLabel(a.linkLayer)} and [${b.index}]${b.dev}:${b.port}/${llLabel(b.linkLayer)}. Try selecting NICs of only one link type using NCCL_IB_HCA`
+          : `NET/IB : Trying to merge multiple devices together with different link_layer properties ${a.dev} -> ${linkNo(a)}, ${b.dev} -> ${linkNo(b)}. Try only selecting NICs with one type of link using NCCL_IB_HCA`,
       });
-      result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where} but mix InfiniBand and RoCE: NCCL refuses the virtual NIC and initialisation fails` });
+      result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where} but mix InfiniBand and RoCE: the IB transport refuses the virtual NIC; ${after}` });
       continue;
     }
     result.groups.push({ key, members, merged: true, why: `${names.join(', ')} ${where}: fused into one virtual NIC at NCCL_NET_MERGE_LEVEL=${level}` });

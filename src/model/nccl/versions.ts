@@ -128,6 +128,12 @@ export interface Profile {
    * (≥ 2.27.3) only groups of two or more, whose members leave the graph. 'none' before 2.24.3.
    */
   vnicMode: 'none' | 'every-group' | 'fused-only';
+  /**
+   * A vNIC the IB transport refuses (mixed link layers, NCCL_IB_MERGE_NICS=0): 'fatal' in 2.24.3–2.25.x
+   * (ncclTopoMakeVnic's error ends initialisation); 'retry' from 2.26.2 (ncclTopoAutoMerge marks the
+   * devices unplaced at distance DIS and places them apart).
+   */
+  vnicRefusal: 'fatal' | 'retry';
   /** NCCL_NET_MAX_DEVS_PER_NIC: physical devices per vNIC (4; 8 from 2.30.3, net plugin API v12). */
   vnicMaxDevs: number;
   /** ≥ 2.29.7: NCCL_IB_DEVICE_PCI_ORDER (default 1) sorts devices by PCI BDF; before, libibverbs order. */
@@ -189,6 +195,7 @@ export function profileFor(v: NcclVersion): Profile {
     ibMerge: ge('2.24.3') ? 'core-vnic' : ge('2.20.3') ? 'ib-transport' : 'none',
     ibMergeRefusalInfo: ge('2.27.3'),
     vnicMode: ge('2.27.3') ? 'fused-only' : ge('2.24.3') ? 'every-group' : 'none',
+    vnicRefusal: ge('2.26.2') ? 'retry' : 'fatal',
     vnicMaxDevs: ge('2.30.3') ? 8 : 4,
     ibPciOrder: ge('2.29.7'),
     gidAuto: ge('2.21.5'),

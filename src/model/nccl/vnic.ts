@@ -12,18 +12,33 @@ export const mergeRank = (l: string): number => MERGE_LEVELS.indexOf(l as MergeL
  * device not yet placed whose distance from the root is within `level` joins
  * it, until the vNIC holds `maxPerNic` devices. `distance(i, j)` is a
  * MERGE_LEVELS rank (larger = further). Groups of one are returned too.
+ *
+ * `refuses` (2.26.2 on): a group the transport will not fuse. NCCL then marks
+ * its devices unplaced, puts the root at distance DIS from the others and
+ * restarts the scan — at index 1, as its `i = 0` is followed by the loop's
+ * `i++`, so a refused root 0 stays unplaced (a physical NET). Refused groups go
+ * to `refused`.
  */
-export function autoMerge(count: number, distance: (i: number, j: number) => number, level: number, maxPerNic: number): number[][] {
+export function autoMerge(count: number, distance: (i: number, j: number) => number, level: number, maxPerNic: number, refuses: ((group: number[]) => boolean) | null = null, refused: number[][] = []): number[][] {
   const placed = new Array<boolean>(count).fill(false);
+  const apart = new Set<number>();
+  const far = (i: number, j: number) => apart.has(i * count + j) || distance(i, j) > level;
   const groups: number[][] = [];
   for (let i = 0; i < count; i++) {
     if (placed[i]) continue;
     placed[i] = true;
     const group = [i];
     for (let j = 0; j < count && group.length < maxPerNic; j++) {
-      if (placed[j] || distance(i, j) > level) continue;
+      if (placed[j] || far(i, j)) continue;
       placed[j] = true;
       group.push(j);
+    }
+    if (group.length > 1 && refuses?.(group)) {
+      refused.push(group);
+      for (const k of group) placed[k] = false;
+      for (const k of group.slice(1)) apart.add(i * count + k).add(k * count + i);
+      i = 0;
+      continue;
     }
     groups.push(group);
   }
