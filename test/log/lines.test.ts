@@ -139,6 +139,14 @@ describe('problem signatures', () => {
     expect(sig('NET/IB: Got completion from peer 10.0.0.2<1> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) reqSize=0 vendor_err=129 req_type=Send')).toBe('ib-completion-12');
     expect(sig('NET/IB: Got completion from peer 10.0.0.2<1> with status=IBV_WC_RNR_RETRY_EXC_ERR(13) opcode=IBV_WC_RECV(128) vendor_err=0 hca mlx5_0')).toBe('ib-completion-13');
     expect(warnProblem('NET/IB : Got completion from peer x with error 5, opcode 0').signature.severity).toBe('warn');
+    // Older releases print no peer address (NVIDIA/nccl#1052).
+    expect(sig('NET/IB : Got completion from peer with error 4, opcode 0, len 0, vendor err 81 (Send) localGid ::ffff: remoteGid ::ffff:')).toBe('ib-completion-4');
+  });
+  it('two ranks on one GPU, the graph search fallback (the WARN before "Could not find NET with id 0"), a failed proxy operation', () => {
+    expect(sig('Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000')).toBe('duplicate-gpu');
+    expect(sig('Could not find a path for pattern 4, falling back to simple order')).toBe('graph-search-fallback');
+    expect(sig('[Proxy Service 4] Failed to execute operation Connect from rank 4, retcode 2')).toBe('proxy-failure');
+    expect(sig('Proxy Call to rank 4 failed (Connect)')).toBe('proxy-failure');
   });
   it('the other WARNs', () => {
     expect(sig('NET/Socket : no interface found')).toBe('no-socket-interface');

@@ -179,6 +179,23 @@ const S = {
     causes: ['NCCL_IB_HCA selects both IB and RoCE ports', 'nodes with different link layers on the same rail'],
     next: ['restrict NCCL_IB_HCA to one link layer (`ncclx env`)', '`ncclx compare` the nodes'], reports: ['mc-different-hca-names-per-node'],
   },
+  duplicateGpu: {
+    id: 'duplicate-gpu', severity: 'error', title: 'two ranks on one GPU',
+    meaning: 'two ranks of one communicator use the same GPU (NCCL compares their bus ids at init and refuses)',
+    causes: ['each process does not select its own GPU (no torch.cuda.set_device(LOCAL_RANK), or LOCAL_RANK wrong)', 'CUDA_VISIBLE_DEVICES gives every process the same single GPU', 'more processes per node than GPUs'],
+    next: ['print each rank\'s LOCAL_RANK, CUDA_VISIBLE_DEVICES and current device', 'check the launcher\'s processes per node against `nvidia-smi -L`'], reports: [],
+  },
+  graphFallback: {
+    id: 'graph-search-fallback', severity: 'error', title: 'graph search failed: simple order',
+    meaning: 'NCCL\'s topology search found no path for a pattern (ring, tree…) and fell back to one channel in a simple order: low bandwidth at best; in 2.21.5–2.28.x the fallback names NET 0, which may not exist ("Could not find NET with id 0", NVIDIA/nccl#1748)',
+    causes: ['NICs that sit off the PCI tree (a container without the host\'s /sys), fused into a virtual NIC', 'an NCCL_TOPO_FILE that does not match the node', 'GPUs or NICs hidden from some ranks (CUDA_VISIBLE_DEVICES, NCCL_IB_HCA) so the nodes differ'],
+    next: ['`ncclx topo` and `ncclx ib` on the node (IB-011, IB-036)', 'rerun with NCCL_DEBUG_SUBSYS=GRAPH to see the search'], reports: [],
+  },
+  proxy: {
+    id: 'proxy-failure', severity: 'error', title: 'a proxy operation failed',
+    meaning: 'the proxy thread could not carry out a connection or transfer for a rank: a consequence, whose cause is the WARN before it on this host or its peer',
+    causes: ['a failed network connection (a completion error, ibv_modify_qp, a socket connect) just before'], next: ['read the first WARN on this host and on the peer it names'], reports: [],
+  },
   cuda: {
     id: 'cuda-failure', severity: 'error', title: 'CUDA failure', meaning: 'a CUDA call inside NCCL failed', causes: ['GPU out of memory', 'a GPU fault (Xid) or a driver/runtime mismatch'],
     next: ['check `nvidia-smi` and the kernel log for Xid errors', 'reduce memory use or NCCL buffers'], reports: [],
@@ -194,7 +211,8 @@ interface Rule {
 const errnoText = (m: RegExpExecArray) => (m[1] ?? '').replace(/^\d+\s+/, '').replace(/,.*$/, '').replace(/\s+errno \d+$/, '').trim();
 
 const WARN_RULES: Rule[] = [
-  { test: /Got completion from peer (\S+) with (?:error |status=)(?:(\w+)\()?(\d+)/, sig: (m) => completion(Number(m[3])) },
+  // `from peer 10.0.0.2<port> with status=NAME(12)` (≥ 2.19) or `from peer with error 4` (older, no address).
+  { test: /Got completion from peer(?: (\S+))? with (?:error |status=)(?:(\w+)\()?(\d+)/, sig: (m) => completion(Number(m[3])) },
   { test: /^(?:Bootstrap : no socket interface found|NET\/Socket ?: ?[Nn]o (?:usable listening )?interface found|NET\/IB ?: ?No IP interface found|Net : No interface found in the same subnet)/, sig: S.noSocketIf },
   { test: /Failed to open libibverbs/, sig: S.verbs },
   { test: /Call to ibv_modify_qp failed with (?:error )?(.*)$/, sig: S.modifyQp, detail: errnoText },
@@ -212,6 +230,9 @@ const WARN_RULES: Rule[] = [
   { test: /[Vv]ersion mismatch|Mismatched NCCL version/, sig: S.version },
   { test: /async (?:fatal )?event/, sig: S.asyncEvent },
   { test: /incompatible devices|device is incompatible/, sig: S.incompatible },
+  { test: /Duplicate GPU detected/, sig: S.duplicateGpu },
+  { test: /Could not find a path for pattern/, sig: S.graphFallback },
+  { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed/, sig: S.proxy },
   { test: /Cuda failure|CUDA error|cuda failure/, sig: S.cuda, detail: (m) => /'([^']+)'/.exec(m.input)?.[1] ?? '' },
 ];
 
