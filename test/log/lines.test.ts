@@ -147,6 +147,7 @@ describe('problem signatures', () => {
     expect(sig('Could not find a path for pattern 4, falling back to simple order')).toBe('graph-search-fallback');
     expect(sig('[Proxy Service 4] Failed to execute operation Connect from rank 4, retcode 2')).toBe('proxy-failure');
     expect(sig('Proxy Call to rank 4 failed (Connect)')).toBe('proxy-failure');
+    expect(sig('Socket recv failed while polling for opId=0x7f6f18cb7f40')).toBe('proxy-failure');
   });
   it('the other WARNs', () => {
     expect(sig('NET/Socket : no interface found')).toBe('no-socket-interface');

@@ -232,7 +232,7 @@ const WARN_RULES: Rule[] = [
   { test: /incompatible devices|device is incompatible/, sig: S.incompatible },
   { test: /Duplicate GPU detected/, sig: S.duplicateGpu },
   { test: /Could not find a path for pattern/, sig: S.graphFallback },
-  { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed/, sig: S.proxy },
+  { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed|Socket recv failed while polling for opId/, sig: S.proxy },
   { test: /Cuda failure|CUDA error|cuda failure/, sig: S.cuda, detail: (m) => /'([^']+)'/.exec(m.input)?.[1] ?? '' },
 ];
 
