@@ -68,7 +68,21 @@ describe('the corpus, one release family and launcher per file', () => {
     expect(d.summary).toMatchObject({ ncclVersion: '2.30.7', transport: 'Socket', ib: [], env: { NCCL_IB_HCA: '=mlx5_9:1' } });
     expect(d.summary.bootstrap.address).toBe('fe80::54a7:2aff:fe92:27be%eth0');
     expect(d.summary.socket).toEqual([{ ifname: 'eth0', address: 'fe80::54a7:2aff:fe92:27be%eth0' }]);
-    expect(d.summary.warnings.map((w: { signature: string }) => w.signature)).toEqual(['ib-no-device']);
+    // The fallback, and every consumer on eth0's link-local address: other pods cannot reach it (the doctor's SOCK-002).
+    expect(d.summary.warnings.map((w: { signature: string; detail: string }) => [w.signature, w.detail])).toEqual([
+      ['iface-link-local', 'bootstrap on eth0'],
+      ['ib-no-device', ''],
+      ['iface-link-local', 'IB OOB on eth0'],
+      ['iface-link-local', 'socket transport on eth0'],
+    ]);
+  });
+  it('an interface other nodes cannot reach: docker0 or lo is a warning, a data interface is not (NVIDIA/nccl#529 bootstrapped on ip6tnl0 link-local)', () => {
+    const text = ['a:1:1 [0] NCCL INFO Bootstrap : Using docker0:172.17.0.2<0>', 'a:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>', 'b:1:1 [0] NCCL INFO Bootstrap : Using ens3:10.0.0.2<0>'].join('\n');
+    const d = json(['-'], `${text}\n`).d;
+    expect(d.summary.warnings.map((w: { signature: string; detail: string; hosts: string[] }) => [w.signature, w.detail, w.hosts])).toEqual([
+      ['iface-private', 'bootstrap on docker0 (a Docker bridge)', ['a']],
+      ['iface-private', 'socket transport on lo (loopback)', ['a']],
+    ]);
   });
   it('every WARN signature, duplicates from collectors counted once, exit 1', () => {
     const { d, status } = json([join(CORPUS, 'warns.log')]);

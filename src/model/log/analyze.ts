@@ -7,7 +7,7 @@
 import { factOf, type Endpoint, type Fact, type IbEntry } from './facts.js';
 import { channelFromBytes, channelHeadAt, type AsciiBytes } from './ascii.js';
 import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
-import { infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
+import { ifaceProblem, infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
 export interface LogProblem {
   signature: string;
@@ -181,6 +181,14 @@ function hash53(str: string): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** An interface other nodes cannot reach, in a line that states a consumer's interface. */
+function ifaceOf(f: Fact): ProblemMatch | null {
+  if (f.kind === 'bootstrap') return f.endpoint ? ifaceProblem('bootstrap', [f.endpoint]) : null;
+  if (f.kind === 'socket') return ifaceProblem('socket transport', f.endpoints);
+  if (f.kind === 'ib') return f.oob ? ifaceProblem('IB OOB', [f.oob]) : null;
+  return null;
 }
 
 /** Keys of `from` that `to` lacks, in `from`'s order (a first statement wins). */
@@ -415,14 +423,14 @@ export class LogCollector {
       return;
     }
     if (l.level !== 'INFO') return;
-    const p = infoProblem(l.message);
+    const f = factOf(l.message);
+    const p = infoProblem(l.message) ?? (f ? ifaceOf(f) : null);
     if (p) {
       this.usedHost(l);
       if (typeof raw === 'function') raw = raw();
       this.record(p, raw, host, l.repeat, null);
       this.problem(p, raw, host, l.repeat);
     }
-    const f = factOf(l.message);
     if (f) {
       this.usedHost(l);
       this.fact(f, host, l);

@@ -4,6 +4,8 @@
 // what it means, its usual causes on the node (field-reports.json) and what
 // to check next. Pure.
 
+import { isLinkLocal6, privateKind } from '../nccl/iface-kind.js';
+
 export type ProblemSeverity = 'error' | 'warn';
 
 export interface Signature {
@@ -196,6 +198,18 @@ const S = {
     meaning: 'the proxy thread could not carry out a connection or transfer for a rank: a consequence, whose cause is the WARN before it on this host or its peer',
     causes: ['a failed network connection (a completion error, ibv_modify_qp, a socket connect) just before'], next: ['read the first WARN on this host and on the peer it names'], reports: [],
   },
+  ifaceLinkLocal: {
+    id: 'iface-link-local', severity: 'warn', title: 'NCCL uses an IPv6 link-local address',
+    meaning: 'the interface NCCL chose has only an IPv6 link-local address (fe80::), which reaches the local link only: ranks on other nodes cannot connect, and bootstrap or the first connection hangs until it times out',
+    causes: ['NCCL_SOCKET_IFNAME unset, and the first interface NCCL finds is a tunnel or an IPv6-only link (ip6tnl0, an IPoIB port without IPv4)', 'NCCL_SOCKET_FAMILY=AF_INET6 with no routable IPv6 address', 'the container sees the data interface without its address'],
+    next: ['`ncclx explain` on the node: which interface each consumer takes and why', 'set NCCL_SOCKET_IFNAME to the data interface (`ncclx env`)'], reports: [],
+  },
+  ifacePrivate: {
+    id: 'iface-private', severity: 'warn', title: 'NCCL uses an interface private to the node',
+    meaning: 'NCCL chose loopback, a Docker or libvirt bridge or a container veth: fine within one node, but other nodes cannot reach it, so a multi-node job hangs in bootstrap or at its first connection',
+    causes: ['NCCL_SOCKET_IFNAME unset in a container whose only interfaces are the bridge and lo', 'NCCL_SOCKET_IFNAME matching the bridge (a prefix such as `d` or `v`)'],
+    next: ['`ncclx explain` on the node', 'set NCCL_SOCKET_IFNAME to the data interface (`ncclx env`); run the container with the host network'], reports: ['mc-docker-bridge-container'],
+  },
   cuda: {
     id: 'cuda-failure', severity: 'error', title: 'CUDA failure', meaning: 'a CUDA call inside NCCL failed', causes: ['GPU out of memory', 'a GPU fault (Xid) or a driver/runtime mismatch'],
     next: ['check `nvidia-smi` and the kernel log for Xid errors', 'reduce memory use or NCCL buffers'], reports: [],
@@ -273,6 +287,18 @@ export function infoProblem(msg: string): ProblemMatch | null {
     if (/^NET\/IB ?: ?No device found/.test(msg)) return { signature: S.ibNoDevice, detail: '' };
     if (/^NET\/IB ?: ?No IP interface found/.test(msg)) return { signature: S.noSocketIf, detail: '' };
   } else if (msg.charCodeAt(0) === 70 /* F */ && msg.startsWith('Failed to open libibverbs')) return { signature: S.verbs, detail: '' };
+  return null;
+}
+
+/**
+ * A consumer's interface as the log states it (`Bootstrap : Using`, `NET/Socket : Using`, the IB transport's OOB) that
+ * other nodes cannot reach, judged as the doctor's SOCK-002 / SOCK-003 judge it; null when every one is fine.
+ */
+export function ifaceProblem(consumer: string, endpoints: { ifname: string; address: string | null }[]): ProblemMatch | null {
+  const local = endpoints.filter((e) => e.address !== null && isLinkLocal6(e.address));
+  if (local.length) return { signature: S.ifaceLinkLocal, detail: `${consumer} on ${local.map((e) => e.ifname).join(', ')}` };
+  const priv = endpoints.filter((e) => privateKind(e.ifname) !== null);
+  if (priv.length) return { signature: S.ifacePrivate, detail: `${consumer} on ${priv.map((e) => `${e.ifname} (${privateKind(e.ifname)})`).join(', ')}` };
   return null;
 }
 

@@ -8,6 +8,7 @@ import { findInterfaces, MAX_IFS, type ConsumerResult, type SocketContext, type 
 import { advise, setEnv, unsetEnv } from '../result/build.js';
 import type { Finding, FindingSeverity, Remediation } from '../result/types.js';
 import { versionString } from './versions.js';
+import { isLinkLocal6, privateKind } from './iface-kind.js';
 
 export type { Finding };
 export type Severity = FindingSeverity;
@@ -281,7 +282,7 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
   const rs = r.consumer === 'socket' ? r.selected : [first];
   // "uses …" findings are written without the consumer label; mergeByInterface adds it.
   for (const s of rs) {
-    if (s.family === 'AF_INET6' && /^fe[89ab]/i.test(s.address)) {
+    if (s.family === 'AF_INET6' && isLinkLocal6(s.address)) {
       out.push({
         id: 'SOCK-002',
         severity: 'warn',
@@ -290,7 +291,7 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
         remediation: withFilters(f, suggestion(f.ctx, `Give ${s.name} a routable address, or choose another interface`, [s.name])),
       });
     }
-    const kind = /^lo/.test(s.name) ? 'loopback' : /^docker/.test(s.name) ? 'a Docker bridge' : /^virbr/.test(s.name) ? 'a libvirt bridge' : /^veth/.test(s.name) ? 'a container veth' : null;
+    const kind = privateKind(s.name);
     if (kind) {
       out.push({
         id: 'SOCK-003',
