@@ -508,6 +508,18 @@ describe('the rules', () => {
     expect(p2p('2.11.4')[5]).toBe(Array(8).fill('mlx5_5@5').join(' '));
   });
 
+  it('a fused NIC across point-to-point subnets (IB-035) is in ncclx topo too, in the words of ncclx ib', () => {
+    const run = (cmd: string) => JSON.parse(spawnSync(process.execPath, [CLI, cmd, '--root', join(FIX, 'mesh-direct'), '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+    const fromTopo = run('topo').findings.filter((f: { id: string }) => f.id === 'IB-035');
+    const fromIb = run('ib').findings.filter((f: { id: string }) => f.id === 'IB-035');
+    expect(fromTopo).toHaveLength(1);
+    expect(fromTopo[0].message).toBe(fromIb[0].message);
+    expect(fromTopo[0].message).toMatch(/different IPv4 subnets/);
+    // The same advice, checked in the model the same way before it is shown.
+    expect(fromTopo[0].remediation.env).toEqual(fromIb[0].remediation.env);
+    expect([fromTopo[0].verdict?.resolves, fromIb[0].verdict?.resolves]).toEqual([true, true]);
+  });
+
   it('NVB (paths.cc ncclTopoSetPaths): one NVLink hop through a GPU for GPU → GPU and GPU → CPU paths, never for GPU → NIC; NCCL_NVB_DISABLE from 2.9.9', () => {
     // GPUs 0, 1 on socket 0 and 2, 3 on socket 1, each on a root port (Gen4 x16 = 24 GB/s); NVLinks 0–1 and 1–2 (NV4 = 80 GB/s), none 0–2.
     const f = (bdf: string, numa: number, cls = '0x030200'): TopoFunction => ({ bdf, path: [`pci0000:${bdf.slice(5, 7)}`, bdf], class: cls, vendor: '0x10de', device: '0x20b2', numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });

@@ -492,6 +492,9 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       });
     }
   }
+  // Fused NICs: the IB model's own findings, the same words as `ncclx ib` and the doctor (one decision):
+  // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036).
+  if (ib) for (const f of ib.report.findings) if (f.id === 'IB-035' || f.id === 'IB-036') findings.push(f);
   return {
     ...base,
     unavailable: null,
