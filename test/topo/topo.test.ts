@@ -95,6 +95,14 @@ describe('fixtures', () => {
       expect(d.pairs[0].gdr).toMatchObject({ enabled: false, distance: 'PHB' });
       expect(ids(d)).toEqual(['TOPO-010']);
     }
+    // paths.cc ncclTopoCheckGdr: 2.27.3–2.28.x count the P2C NIC as C2C against PXB; from 2.29.2 the default level is
+    // P2C (NCCL_NET_GDR_C2C) and the distance stays P2C, so an explicit NCCL_NET_GDR_LEVEL=PXB turns GPUDirect RDMA off.
+    const gdrAt = (v: string, env: { [name: string]: string }) =>
+      JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-gh200'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } }).stdout).pairs[0].gdr;
+    expect(gdrAt('2.30.7', {})).toMatchObject({ enabled: true, distance: 'P2C', level: 'P2C', levelSource: 'default with NCCL_NET_GDR_C2C' });
+    expect(gdrAt('2.30.7', { NCCL_NET_GDR_LEVEL: 'PXB' })).toMatchObject({ enabled: false, distance: 'P2C', level: 'PXB' });
+    expect(gdrAt('2.28.3', { NCCL_NET_GDR_LEVEL: 'PXB' })).toMatchObject({ enabled: true, distance: 'C2C', level: 'PXB' });
+    for (const v of ['2.28.3', '2.30.7']) expect(gdrAt(v, { NCCL_NET_GDR_C2C: '0' })).toMatchObject({ enabled: false, distance: 'P2C', level: 'PXB' });
   });
   it('cloud VM, flat PCI: every function on the root bus, numa -1; the VFs fold onto 00:00.0 and NCCL fuses them into one vNIC (spread by mirrorBits over 4 NICs with NCCL_NET_MERGE_LEVEL=LOC); PHB everywhere; GPUDirect off (info)', () => {
     const { d } = topo('topo-cloud-flat');
@@ -346,6 +354,8 @@ describe('the rules', () => {
     expect(gdrLevel('phb', p('2.28.3')).level).toBe('PXB');
     expect(gdrLevel('C2C', p('2.21.5')).level).toBe('PXB');
     expect(gdrLevel('C2C', p('2.26.2')).level).toBe('C2C');
+    // The default: PXB, and from 2.29.2 P2C when NCCL_NET_GDR_C2C is on.
+    expect([gdrLevel(undefined, p('2.28.3'), true).level, gdrLevel(undefined, p('2.29.2'), true).level, gdrLevel(undefined, p('2.29.2'), false).level]).toEqual(['PXB', 'P2C', 'PXB']);
   });
   it('the parent walk: a device two BDF levels below a root complex hangs off the switch upstream port; on a root port or the root bus, off the CPU', () => {
     const f = (bdf: string, path: string[], numa = 0): TopoFunction => ({ bdf, path, class: '0x060400', vendor: null, device: null, numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });

@@ -149,12 +149,22 @@ export function ncclLevel(raw: string | undefined, profile: Profile): { level: P
   return { level: (['LOC', 'PIX', 'PXB', 'PHB', 'SYS'] as const)[old > 4n ? 4 : Number(old)]!, legacy: true };
 }
 
-/** NCCL_NET_GDR_LEVEL as ncclGetLevel reads it; unset or ignored, PXB. */
-export function gdrLevel(raw: string | undefined, profile: Profile): { level: PathName; source: string } {
+/**
+ * NCCL_NET_GDR_LEVEL as ncclGetLevel reads it; unset or ignored, the default:
+ * PXB, and from 2.29.2 P2C when NCCL_NET_GDR_C2C is on (`gdrC2c`).
+ */
+export function gdrLevel(raw: string | undefined, profile: Profile, gdrC2c = false): { level: PathName; source: string } {
   const l = ncclLevel(raw, profile);
   if (l) return { level: l.level, source: l.legacy ? `NCCL_NET_GDR_LEVEL=${raw} (legacy integer → ${l.level})` : `NCCL_NET_GDR_LEVEL=${raw}` };
-  if (raw === undefined) return { level: 'PXB', source: 'default' };
-  return { level: 'PXB', source: `default (NCCL_NET_GDR_LEVEL=${raw} is not a level this NCCL knows: ignored)` };
+  const p2c = gdrC2c && atLeast(profile.version, '2.29.2');
+  const dflt = p2c ? 'default with NCCL_NET_GDR_C2C' : 'default';
+  if (raw === undefined) return { level: p2c ? 'P2C' : 'PXB', source: dflt };
+  return { level: p2c ? 'P2C' : 'PXB', source: `${dflt} (NCCL_NET_GDR_LEVEL=${raw} is not a level this NCCL knows: ignored)` };
+}
+
+/** Whether ncclTopoCheckGdr counts a C2C GPU's CPU-side NIC as C2C (2.26.2–2.28.x with NCCL_NET_GDR_C2C); from 2.29.2 the default level is P2C instead. */
+export function gdrCountsC2c(profile: Profile, gdrC2c: boolean): boolean {
+  return gdrC2c && !atLeast(profile.version, '2.29.2');
 }
 
 /**
@@ -368,13 +378,14 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const rules = topoRules(profile, env.vars, topo);
   const { ib, sys } = systemOf(snapshot, topo, o, rules, profile, file.nets);
   const rule = rules.local;
-  const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile);
+  const gdrC2c = netGdrC2c(profile, env.vars);
+  const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile, gdrC2c);
   const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
   const nicGdr = nicGdrSupport(readiness.status);
   // P2C, PXN through NVLink peers, then pairs without GPUDirect RDMA routed through the GPU's CPU: the paths the NIC choice sees.
   const c2cGpu = (g: number) => rules.c2c.gpus.has(sys.gpus[g]!.bdf!);
-  const gdrC2c = netGdrC2c(profile, env.vars);
-  const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, rules.pxn, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: gdrC2c, p2c: rules.p2c }), rules);
+  const countsC2c = gdrCountsC2c(profile, gdrC2c);
+  const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, rules.pxn, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: countsC2c, p2c: rules.p2c }), rules);
   const chain = (key: string) => parentChain(sys.parents, key);
   const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!), true), nvlinks: nvlinkState(topo, i) }));
   const nics: TopoNic[] = sys.nets.map((n) => {
@@ -384,7 +395,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const members = (n.members ?? []).map((m) => ({ index: m.index, device: m.dev, port: m.port }));
     return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps, members };
   });
-  const terms = p2pTerms(profile, env.vars, rules, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: gdrC2c, p2c: rules.p2c }));
+  const terms = p2pTerms(profile, env.vars, rules, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: countsC2c, p2c: rules.p2c }));
   const p2p = gpus.map((g) => gpus.map((d) => p2pNetFor(sys, matrix, relay, g.index, d.index, 0, terms)));
   const pairs: TopoPair[] = gpus.map((g) => {
     const row = matrix[g.index]!;
@@ -397,7 +408,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const via = relay.get(`${g.index},${nic}`);
     const rawDistance = direct[via ?? g.index]![nic]!.type;
     // NCCL_NET_GDR_C2C: a NIC behind a C2C GPU's CPU is compared as C2C.
-    const compared = gdrDistance(rawDistance, c2cGpu(via ?? g.index), gdrC2c, rules.p2c);
+    const compared = gdrDistance(rawDistance, c2cGpu(via ?? g.index), countsC2c, rules.p2c);
     const distance = name(compared) as PathName;
     const within = compared <= PATH[level];
     const numbers = `distance ${distanceNumber(distance, profile)} ${within ? '<=' : '>'} ${distanceNumber(level, profile)}`;
@@ -529,6 +540,7 @@ export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Pr
   const devices = placedByFile(devices0, file.nets);
   const rules = topoRules(profile, vars, topo);
   const gpuIndex = (g: number) => rules.c2c.gpus.has(topo.gpus[g] ?? '');
-  const ok = gdrPairOk(nicGdrSupport(gdrStatus), gdrLevel(vars['NCCL_NET_GDR_LEVEL'], profile).level, { gpu: gpuIndex, on: netGdrC2c(profile, vars), p2c: rules.p2c });
+  const gdrC2c = netGdrC2c(profile, vars);
+  const ok = gdrPairOk(nicGdrSupport(gdrStatus), gdrLevel(vars['NCCL_NET_GDR_LEVEL'], profile, gdrC2c).level, { gpu: gpuIndex, on: gdrCountsC2c(profile, gdrC2c), p2c: rules.p2c });
   return gpuNicMap(topo, devices, rules, ok, fusion);
 }
