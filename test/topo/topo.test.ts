@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
-import { gdrLevel, nvbRule, topoReport, topoRules } from '../../src/model/topo/report.js';
+import { gdrLevel, localNetRule, netDevsPolicy, nvbRule, topoReport, topoRules } from '../../src/model/topo/report.js';
 import { probeNode } from '../../src/probe/index.js';
 import { applyPxn, buildSystem, fuseNets, localNetFor, mirrorBits, pathMatrix, pathsTo, pciGen, PATH, PATH_NAMES } from '../../src/model/topo/system.js';
 import { mergeDevices, readIbInputs } from '../../src/model/nccl/ib.js';
@@ -383,6 +383,23 @@ describe('the rules', () => {
     const m = [row([PATH.PIX, PATH.PIX, PATH.PIX, PATH.PIX]), row([PATH.PIX, PATH.PIX, PATH.PIX, PATH.PIX])];
     expect([0, 1, 2].map((c) => localNetFor(m, 1, 1, c, 'mask'))).toEqual([1, 3, 1]);
     expect([0, 1].map((c) => localNetFor(m, 1, 1, c, 'modulo'))).toEqual([1, 1]);
+  });
+  it('the mirror rule\'s later forms: NCCL_NETDEVS_POLICY (≥ 2.28.3: AUTO, ALL, MAX:n) and 2.30.7\'s CUDA index modulo the GPUs sharing the NICs', () => {
+    const row = (types: number[]) => types.map((type) => ({ type, bw: 24, hops: 2, via: [] }));
+    // Each GPU has two NICs of its own (PIX), the other GPU's at PHB: one GPU local to each NET.
+    const m = [row([PATH.PIX, PATH.PIX, PATH.PHB, PATH.PHB]), row([PATH.PHB, PATH.PHB, PATH.PIX, PATH.PIX])];
+    const chans = (g: number, rule: Parameters<typeof localNetFor>[4]) => [0, 1, 2].map((c) => localNetFor(m, g, g, c, rule));
+    // ≤ 2.30.4, AUTO: dev 1 mirrored over 2 NETs is 1, ⌈2 / 1⌉ = 2 NETs per GPU: 3, 2, 3.
+    expect(chans(1, 'mirror')).toEqual([3, 2, 3]);
+    // 2.30.7: 1 % 1 GPU = 0 first: 2, 3, 2.
+    expect(chans(1, { modGpus: true, netsPerGpu: 'AUTO' })).toEqual([2, 3, 2]);
+    // MAX:1 keeps one NET per GPU; ALL uses every local NET.
+    expect(chans(1, { modGpus: false, netsPerGpu: 1 })).toEqual([3, 3, 3]);
+    expect(chans(0, { modGpus: false, netsPerGpu: 'ALL' })).toEqual([0, 1, 0]);
+    // topo.cc getNetDevsPolicyOnce: case-insensitive names, MAX:n with atoi(n) > 0, anything else AUTO; before 2.28.3 no policy.
+    expect(['all', 'ALL', 'max:2', 'MAX:0', 'MAX:x', 'auto', 'bogus', undefined].map((v) => netDevsPolicy(v))).toEqual(['ALL', 'ALL', 2, 'AUTO', 'AUTO', 'AUTO', 'AUTO', 'AUTO']);
+    const p = (v: string) => profileFor(parseVersion(v));
+    expect([localNetRule(p('2.27.7'), 'ALL'), localNetRule(p('2.28.3'), 'ALL'), localNetRule(p('2.30.4')), localNetRule(p('2.30.7'))]).toEqual(['mirror', { modGpus: false, netsPerGpu: 'ALL' }, { modGpus: false, netsPerGpu: 'AUTO' }, { modGpus: true, netsPerGpu: 'AUTO' }]);
   });
   it('Broadcom PEX flattening by release: Gen4 (1000:c010, subsystem 1000:axxx) from 2.9.6, Gen5 (1000:c030, 1000:0xxx over 1000:1xxx) from 2.20.3', () => {
     const sw = (bdf: string, path: string[], device: string, sd: string): TopoFunction => ({ bdf, path, class: '0x060400', vendor: '0x1000', device, subsystemVendor: '0x1000', subsystemDevice: sd, numaNode: 0, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });

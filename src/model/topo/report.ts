@@ -6,7 +6,7 @@
 import { advise } from '../result/build.js';
 import type { Finding } from '../result/types.js';
 import { effectiveEnv, withFlags } from '../nccl/conf.js';
-import { parseNcclInt, strtoll0 } from '../nccl/cint.js';
+import { atoi, parseNcclInt, strtoll0 } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
@@ -15,7 +15,7 @@ import type { NodeSnapshot } from '../snapshot/types.js';
 import type { TopoFunction } from '../snapshot/topo-types.js';
 import { gpuNicMap, type GpuNicMap } from './system.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
-import { buildSystem, effectivePaths, fuseNets, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
+import { buildSystem, effectivePaths, fuseNets, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
 import type { TopoPart } from '../snapshot/topo-types.js';
@@ -262,9 +262,23 @@ function p2pRuleText(t: P2pTerms, pxnDisabled: boolean): string {
   return `${settings}: ${rule}`;
 }
 
-/** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule). */
-export function localNetRule(profile: Profile): LocalNetRule {
-  return atLeast(profile.version, '2.18.5') ? 'mirror' : atLeast(profile.version, '2.18.1') ? 'mask' : 'modulo';
+/** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule), under NCCL_NETDEVS_POLICY (≥ 2.28.3). */
+export function localNetRule(profile: Profile, netdevsPolicy?: string): LocalNetRule {
+  const v = profile.version;
+  if (!atLeast(v, '2.18.5')) return atLeast(v, '2.18.1') ? 'mask' : 'modulo';
+  if (!atLeast(v, '2.28.3')) return 'mirror';
+  return { modGpus: atLeast(v, '2.30.7'), netsPerGpu: netDevsPolicy(netdevsPolicy) };
+}
+
+/** NCCL_NETDEVS_POLICY as getNetDevsPolicyOnce reads it: AUTO or ALL (any case), MAX:n with atoi(n) > 0; anything else AUTO. */
+export function netDevsPolicy(raw: string | undefined): MirrorRule['netsPerGpu'] {
+  if (raw === undefined) return 'AUTO';
+  if (raw.toUpperCase() === 'ALL') return 'ALL';
+  if (raw.slice(0, 4).toUpperCase() === 'MAX:') {
+    const n = atoi(raw.slice(4));
+    if (n > 0) return n;
+  }
+  return 'AUTO';
 }
 
 /** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
@@ -327,7 +341,7 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
   const v = profile.version;
   const c2cGpus = new Set(topo.functions.filter((f) => topo.gpus.includes(f.bdf) && C2C_GPUS.has((f.device ?? '').toLowerCase())).map((f) => f.bdf));
   return {
-    local: localNetRule(profile),
+    local: localNetRule(profile, vars['NCCL_NETDEVS_POLICY']),
     pxn: pxnRule(profile, vars['NCCL_PXN_DISABLE']),
     pxnType: atLeast(v, '2.27.3') && intVar(vars['NCCL_PXN_C2C'], atLeast(v, '2.28.3') ? 1 : 0) !== 0 ? PATH.P2C : PATH.PXB,
     c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
@@ -527,7 +541,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       `point-to-point NICs are ncclTopoGetNetDev's (${p2pRuleText(terms, rules.pxn === 'none' && atLeast(profile.version, '2.12.7'))}), for a peer on a node laid out like this one`,
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
       ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
-      `the NIC per GPU is ncclTopoGetLocalNet's choice (${rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
+      `the NIC per GPU is ncclTopoGetLocalNet's choice (${typeof rule === 'object' ? `≥ 2.18.5: CUDA index${rule.modGpus ? ' modulo the GPUs sharing the NICs (2.30.7),' : ''} bit-mirrored over the local NICs, channels spread over ${rule.netsPerGpu === 'AUTO' ? 'its share of them' : rule.netsPerGpu === 'ALL' ? 'all of them (NCCL_NETDEVS_POLICY=ALL)' : `at most ${rule.netsPerGpu} (NCCL_NETDEVS_POLICY=MAX:${rule.netsPerGpu})`}` : rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
     ],
   };
 }

@@ -438,11 +438,21 @@ const isPow2 = (v: number) => v > 0 && (v & (v - 1)) === 0;
  * the caller passed the round-robin index); mask (2.18.1 – 2.18.3: GPUs with
  * the same local-NET mask take the mask's NETs in turn, channel by channel);
  * mirror (≥ 2.18.5: the CUDA index bit-mirrored over a power-of-two count,
- * plus channel mod ⌈nets / GPUs local to the first NET⌉).
+ * plus channel mod ⌈nets / GPUs local to the first NET⌉). A MirrorRule gives
+ * the mirror rule's later forms: from 2.28.3 NCCL_NETDEVS_POLICY sets the NETs
+ * per GPU (AUTO that ceiling, ALL every local NET, MAX:n at most n), and 2.30.7
+ * takes the CUDA index modulo the GPUs local to the first NET before mirroring.
  */
-export type LocalNetRule = 'modulo' | 'mask' | 'mirror';
+export type LocalNetRule = 'modulo' | 'mask' | 'mirror' | MirrorRule;
 
-/** ncclTopoGetLocalNet (NCCL_NETDEVS_POLICY=AUTO): the NET a GPU's channel uses. `dev` is the GPU's CUDA index. */
+export interface MirrorRule {
+  /** 2.30.7: `gpu.dev % localGpuCount`. */
+  modGpus: boolean;
+  /** NCCL_NETDEVS_POLICY (≥ 2.28.3): 'AUTO', 'ALL' or MAX:n as n. */
+  netsPerGpu: 'AUTO' | 'ALL' | number;
+}
+
+/** ncclTopoGetLocalNet: the NET a GPU's channel uses. `dev` is the GPU's CUDA index. */
 export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 0, rule: LocalNetRule = 'mirror'): number | null {
   const { nets } = localNets(matrix[g]!);
   if (!nets.length) return null;
@@ -455,9 +465,10 @@ export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 
     // The set bits of the mask, cycled: bit k goes to GPU place k % peers, channel ⌊k / peers⌋.
     return nets[(place + channel * peers.length) % nets.length]!;
   }
-  const gpusOfFirst = localGpus(matrix, nets[0]!);
-  const netsPerGpu = Math.ceil(nets.length / Math.max(1, gpusOfFirst.length));
-  let net = dev;
+  const m: MirrorRule = rule === 'mirror' ? { modGpus: false, netsPerGpu: 'AUTO' } : rule;
+  const gpusOfFirst = Math.max(1, localGpus(matrix, nets[0]!).length);
+  const netsPerGpu = m.netsPerGpu === 'AUTO' ? Math.ceil(nets.length / gpusOfFirst) : m.netsPerGpu === 'ALL' ? nets.length : Math.min(m.netsPerGpu, nets.length);
+  let net = m.modGpus ? dev % gpusOfFirst : dev;
   if (isPow2(nets.length)) net = mirrorBits(net, nets.length);
   net += channel % netsPerGpu;
   return nets[net % nets.length]!;
