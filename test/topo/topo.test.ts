@@ -547,6 +547,21 @@ describe('the rules', () => {
     expect([fromTopo[0].verdict?.resolves, fromIb[0].verdict?.resolves]).toEqual([true, true]);
   });
 
+  it('ncclTopoSetPaths from 2.30.7 keeps the better path type first, then bandwidth, then fewer hops (before: more bandwidth, not longer)', () => {
+    // A CPU reaches its GPU over C2C (20 GB/s) and over a PCI link (24 GB/s), both one hop: before 2.30.7 the faster PCI
+    // route (PHB) replaces the C2C one found first; from 2.30.7 C2C is the better type and stays.
+    const cpu = { kind: 'CPU', key: '0', links: [] as unknown[], bdf: null, numa: '0', ib: null };
+    const gpu = { kind: 'GPU', key: 'g', links: [] as unknown[], bdf: '0000:01:00.0', numa: '0', ib: null };
+    cpu.links.push({ type: 'C2C', bw: 20, rem: gpu }, { type: 'PCI', bw: 24, rem: gpu });
+    gpu.links.push({ type: 'C2C', bw: 20, rem: cpu }, { type: 'PCI', bw: 24, rem: cpu });
+    const sys = (typeFirst: boolean) => ({ nodes: [cpu, gpu], gpus: [gpu], nets: [], cpus: [cpu], parents: new Map(), notes: [], nvb: false, typeFirst }) as unknown as Parameters<typeof pathsTo>[0];
+    const toGpu = (typeFirst: boolean) => pathsTo(sys(typeFirst), cpu as never).get(gpu as never)!;
+    expect([PATH_NAMES[toGpu(false).type], toGpu(false).bw]).toEqual(['PHB', 24]);
+    expect([PATH_NAMES[toGpu(true).type], toGpu(true).bw]).toEqual(['C2C', 20]);
+    const rule = (v: string) => topoRules(profileFor(parseVersion(v)), {}, { functions: [], gpus: [] } as unknown as TopoPart).pathTypeFirst;
+    expect([rule('2.30.4'), rule('2.30.7')]).toEqual([false, true]);
+  });
+
   it('NVB (paths.cc ncclTopoSetPaths): one NVLink hop through a GPU for GPU → GPU and GPU → CPU paths, never for GPU → NIC; NCCL_NVB_DISABLE from 2.9.9', () => {
     // GPUs 0, 1 on socket 0 and 2, 3 on socket 1, each on a root port (Gen4 x16 = 24 GB/s); NVLinks 0–1 and 1–2 (NV4 = 80 GB/s), none 0–2.
     const f = (bdf: string, numa: number, cls = '0x030200'): TopoFunction => ({ bdf, path: [`pci0000:${bdf.slice(5, 7)}`, bdf], class: cls, vendor: '0x10de', device: '0x20b2', numaNode: numa, maxLinkSpeed: '16.0 GT/s PCIe', maxLinkWidth: 16, currentLinkSpeed: null, currentLinkWidth: null });

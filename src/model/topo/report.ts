@@ -286,7 +286,7 @@ function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rule
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const used = ib?.selection.transport.used ? ib.selection : null;
   const devices = placedByFile(used?.devices ?? [], fileNets);
-  return { ib, sys: fuseNets(buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb), netFusion(used, profile)) };
+  return { ib, sys: fuseNets(buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), netFusion(used, profile)) };
 }
 
 /** The NETs NCCL fuses, as ncclx ib's mergeDevices decides them (one decision for both commands). */
@@ -351,6 +351,7 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
     pxnAvoid: atLeast(v, '2.27.6') ? PATH.PXN : PATH.PXB,
     pxnRelayGdr: !atLeast(v, '2.30.3') ? 'none' : parseNcclInt(vars['NCCL_NET_GDR_READ'], -2).value === 0 ? 'forbidden' : 'required',
     p2pLevel: ((l) => (l ? PATH[l] : null))(p2pLevel(vars, profile)),
+    pathTypeFirst: atLeast(v, '2.30.7'),
   };
 }
 

@@ -47,6 +47,8 @@ export interface TopoRules {
   pxnRelayGdr: 'none' | 'required' | 'forbidden';
   /** NCCL_P2P_LEVEL / NCCL_P2P_DISABLE as ncclGetLevel read them (a PATH value), or null: the release's default, which every NVLink pair is within. */
   p2pLevel: number | null;
+  /** ≥ 2.30.7: ncclTopoSetPaths keeps the better path type first (TopoSystem.typeFirst). */
+  pathTypeFirst: boolean;
 }
 const BW = { BDW_QPI: 6, SKL_QPI: 10, SRP_QPI: 22, ERP_QPI: 40, AMD: 16, ARM: 6, P9: 32, ZPI: 6 };
 
@@ -108,6 +110,8 @@ export interface TopoSystem {
   notes: string[];
   /** Whether paths may cross one GPU over NVLink (NVB); see pathsTo. */
   nvb: boolean;
+  /** ≥ 2.30.7: the path search keeps the better path type first, then bandwidth, then fewer hops; see pathsTo. */
+  typeFirst?: boolean;
 }
 
 function interCpuBw(cpu: TopoPart['cpu']): number {
@@ -155,7 +159,7 @@ export function parentChain(parents: Map<string, string>, key: string): string[]
 }
 
 /** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps; `c2c` names the Grace GPUs and how this release links them. */
-export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5', nvb = false): TopoSystem {
+export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5', nvb = false, typeFirst = false): TopoSystem {
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const nodes: TNode[] = [];
   const byKey = new Map<string, TNode>();
@@ -283,7 +287,7 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
   const cpus = nodes.filter((n) => n.kind === 'CPU');
   const sys = interCpuBw(topo.cpu);
   for (const a of cpus) for (const b of cpus) if (a !== b) connect(a, b, 'SYS', sys);
-  return { nodes, gpus, nets, cpus, parents, notes, nvb };
+  return { nodes, gpus, nets, cpus, parents, notes, nvb, typeFirst };
 }
 
 /** The NET fusion NCCL applies: the groups it fuses (NCCL indexes), the physical device count, the release's mode (Profile.vnicMode). */
@@ -380,13 +384,19 @@ export function pathsTo(sys: TopoSystem, base: TNode): Map<TNode, Path> {
         if (n !== base && n.kind === 'GPU' && !nvbHop(sys, link, path)) continue;
         const remPath = paths.get(rem)!;
         const bw = Math.min(path.bw, link.bw);
-        if ((remPath.bw === 0 || remPath.hops > path.hops) && remPath.bw < bw) {
-          let type: number = link.type === 'NET' ? PATH.LOC : link.type === 'SYS' ? PATH.SYS : link.type === 'NVL' ? PATH.NVL : link.type === 'C2C' ? PATH.C2C : PATH.PIX;
-          if (n.kind === 'PCI' && rem.kind === 'PCI') type = PATH.PXB;
-          if (link.type === 'PCI' && (n.kind === 'CPU' || rem.kind === 'CPU')) type = PATH.PHB;
-          // NVLink on to a GPU reached over NVLink: the one-GPU hop NCCL calls NVB.
-          if (n !== base && n.kind === 'GPU' && path.type === PATH.NVL && type === PATH.NVL) type = PATH.NVB;
-          paths.set(rem, { type: Math.max(path.type, type), bw, hops: path.hops + 1, via: [rem, ...path.via] });
+        let type: number = link.type === 'NET' ? PATH.LOC : link.type === 'SYS' ? PATH.SYS : link.type === 'NVL' ? PATH.NVL : link.type === 'C2C' ? PATH.C2C : PATH.PIX;
+        if (n.kind === 'PCI' && rem.kind === 'PCI') type = PATH.PXB;
+        if (link.type === 'PCI' && (n.kind === 'CPU' || rem.kind === 'CPU')) type = PATH.PHB;
+        // NVLink on to a GPU reached over NVLink: the one-GPU hop NCCL calls NVB.
+        if (n !== base && n.kind === 'GPU' && path.type === PATH.NVL && type === PATH.NVL) type = PATH.NVB;
+        type = Math.max(path.type, type);
+        // Before 2.30.7 a path is replaced by one with more bandwidth that is not longer; from 2.30.7 by a better
+        // type, or the same type with more bandwidth, or the same type and bandwidth in fewer hops.
+        const better = sys.typeFirst
+          ? type < remPath.type || (type === remPath.type && remPath.bw < bw) || (type === remPath.type && remPath.bw === bw && remPath.hops > path.hops + 1)
+          : (remPath.bw === 0 || remPath.hops > path.hops) && remPath.bw < bw;
+        if (better) {
+          paths.set(rem, { type, bw, hops: path.hops + 1, via: [rem, ...path.via] });
           if (!next.includes(rem)) next.push(rem);
         }
       }
@@ -552,7 +562,7 @@ export interface GpuNicMap {
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
 export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean, fusion: NetFusion = { fused: [], physical: ibDevices.length, mode: 'none' }): GpuNicMap {
-  const sys = fuseNets(buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb), fusion);
+  const sys = fuseNets(buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), fusion);
   const m = effectivePaths(sys, rules.local, rules.pxn, gdrOk, rules).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);
