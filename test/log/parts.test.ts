@@ -108,6 +108,8 @@ describe('channel lines read from bytes', () => {
       'gpu1:11:12 [0] NCCL INFO comm 0x55d0 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0',
     );
     for (const v of variants) expect(asBytes([v, CHANNEL]).result(), JSON.stringify(v)).toEqual(asText([v, CHANNEL]).result());
+    // A transport named `constructor` by the log text is counted like any other (own keys, not Object's).
+    expect(asBytes([CHANNEL.replace(/via .*/, 'via constructor'), CHANNEL.replace(/via .*/, 'via constructor')]).result().ranks[0]!.transports).toEqual({ constructor: 2 });
     // Control: the plain shape is taken from the bytes (a collector fed nothing else still counts it).
     expect(asBytes([CHANNEL]).result().ranks[0]).toMatchObject({ rank: 0, transports: { 'NET/IB': 1 }, netChannels: 1, gdrChannels: 1 });
   });

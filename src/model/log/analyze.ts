@@ -556,7 +556,7 @@ export class LogCollector {
         r.busId = pr.busId ?? r.busId;
         r.comm = pr.comm ?? r.comm;
         r.initComplete ||= pr.initComplete;
-        for (const [t, n] of Object.entries(pr.transports)) r.transports[t] = (r.transports[t] ?? 0) + n;
+        for (const [t, n] of Object.entries(pr.transports)) r.transports[t] = (Object.hasOwn(r.transports, t) ? r.transports[t]! : 0) + n;
         for (const d of pr.netDevices) if (!r.netDevices.includes(d)) r.netDevices.push(d);
         r.netChannels += pr.netChannels;
         r.gdrChannels += pr.gdrChannels;
@@ -589,7 +589,9 @@ export class LogCollector {
   private channel(f: Extract<Fact, { kind: 'channel' }>, proc: Proc): void {
     const r = this.rankState(proc, f.rank);
     if (!r) return;
-    if (f.transport in r.transports || Object.keys(r.transports).length < 64) r.transports[f.transport] = (r.transports[f.transport] ?? 0) + 1;
+    // Own keys only: a transport named by the log text may be `constructor` or `toString`.
+    if (Object.hasOwn(r.transports, f.transport)) r.transports[f.transport]! += 1;
+    else if (Object.keys(r.transports).length < 64) r.transports[f.transport] = 1;
     if (f.transport.startsWith('NET/')) {
       r.netChannels++;
       if (f.gdr) r.gdrChannels++;
