@@ -52,6 +52,10 @@ describe('socket and env checks', () => {
     expect(run.results.filter((r) => r.severity !== 'ok' && r.severity !== 'na')).toEqual([]);
     expect(exitCodeFor(run.results)).toBe(0);
   });
+  it('the topology variables ncclx models are known to ENV-001 (NCCL_NETDEVS_POLICY, NCCL_P2P_PXN_LEVEL, NCCL_NET_MERGE_POLICY, NCCL_CROSS_NIC)', () => {
+    const run = runDoctor(selectChecks(ALL_CHECKS, ['ENV-001'], undefined), ctxOf({ NCCL_NETDEVS_POLICY: 'ALL', NCCL_P2P_PXN_LEVEL: '1', NCCL_NET_MERGE_POLICY: 'RAIL', NCCL_CROSS_NIC: '0' }));
+    expect(run.results.map((r) => r.severity)).toEqual(['ok']);
+  });
   it('the prefix trap is a warning with a pasteable fix; a typo gets did-you-mean', () => {
     const run = runDoctor(SOCKET_ENV, ctxOf({ NCCL_SOCKET_IFNAME: 'eth1', NCCL_SOCKET_IFACE: 'eth1' }));
     const bad = run.results.filter((r) => r.severity !== 'ok' && r.severity !== 'na');

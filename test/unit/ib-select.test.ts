@@ -232,6 +232,19 @@ describe('merging ports that share a NIC', () => {
     // Before 2.26.2 the same refusal ends the init.
     expect(run(three, '2.25.1').selection.transport.status).toBe('merge-refused');
   });
+  it('NCCL_NET_MERGE_POLICY=RAIL (2.30.7): a port joins a vNIC only when the root has an NCCL_IB_HCA rail and it is the same', () => {
+    const names = (v: string, env: Record<string, string>) => run(dual(), v, env).selection.netDevices.map((n) => n.name);
+    expect(names('2.30.7', {})).toEqual(['mlx5_0+mlx5_1', 'mlx5_2+mlx5_3']);
+    // No rail given: nothing joins (topo.cc: propsList[i].railId != NCCL_NET_ID_UNDEF).
+    expect(names('2.30.7', { NCCL_NET_MERGE_POLICY: 'rail' })).toEqual(['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3']);
+    // prefix:port:rail — mlx5_0 and mlx5_1 on rail 0 fuse; mlx5_2 (rail 1) and mlx5_3 (rail 2) stay apart.
+    expect(names('2.30.7', { NCCL_NET_MERGE_POLICY: 'RAIL', NCCL_IB_HCA: '=mlx5_0:1:0,mlx5_1:1:0,mlx5_2:1:1,mlx5_3:1:2' })).toEqual(['mlx5_2', 'mlx5_3', 'mlx5_0+mlx5_1']);
+    // An unknown value WARNs and is ALL; before 2.30.7 the variable does not exist.
+    const bogus = run(dual(), '2.30.7', { NCCL_NET_MERGE_POLICY: 'rails' });
+    expect(bogus.selection.netDevices).toHaveLength(2);
+    expect(bogus.selection.merge.notes).toContain(`WARN "NCCL_NET_MERGE_POLICY: unknown value 'rails', defaulting to ALL"`);
+    expect(names('2.30.4', { NCCL_NET_MERGE_POLICY: 'RAIL' })).toEqual(['mlx5_0+mlx5_1', 'mlx5_2+mlx5_3']);
+  });
   it('NICs that are not PCI devices all land on the first CPU\'s NIC node and are fused (≥ 2.24.3)', () => {
     const m = run([device({ name: 'mlx5_0', bdf: 'dir' }), device({ name: 'mlx5_1', bdf: 'dir' })], '2.28.3');
     expect(m.selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0+mlx5_1']);

@@ -68,6 +68,16 @@ export interface IbInputs {
   mergeLevel: { raw: string | undefined; level: string; log: string | null };
   /** NCCL_NET (case-insensitive transport name). */
   net: string | undefined;
+  /** NCCL_NET_MERGE_POLICY (≥ 2.30.7): RAIL fuses only devices of one NCCL_IB_HCA rail; ALL (the default) any. */
+  mergePolicy: { raw: string | undefined; policy: 'ALL' | 'RAIL'; log: string | null };
+}
+
+/** ncclTopoGetMergePolicy: RAIL or ALL in any case; anything else WARNs and is ALL. */
+export function mergePolicyOf(raw: string | undefined): IbInputs['mergePolicy'] {
+  if (raw === undefined) return { raw, policy: 'ALL', log: null };
+  if (raw.toUpperCase() === 'RAIL') return { raw, policy: 'RAIL', log: null };
+  if (raw.toUpperCase() === 'ALL') return { raw, policy: 'ALL', log: null };
+  return { raw, policy: 'ALL', log: `NCCL_NET_MERGE_POLICY: unknown value '${raw}', defaulting to ALL` };
 }
 
 /** kvConvertToInt: the first key that is a case-insensitive prefix of the value; none → 0 (LOC). */
@@ -88,6 +98,7 @@ export function readIbInputs(vars: Record<string, string | undefined>, profile: 
     pciOrder: p('NCCL_IB_DEVICE_PCI_ORDER', 1),
     mergeLevel: { raw: vars['NCCL_NET_MERGE_LEVEL'], ...mergeLevelOf(vars['NCCL_NET_MERGE_LEVEL']) },
     net: vars['NCCL_NET'],
+    mergePolicy: mergePolicyOf(vars['NCCL_NET_MERGE_POLICY']),
   };
 }
 
@@ -489,9 +500,12 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
     inputs.mergeNics.value === 0 ? 'merge-nics-0' : new Set(members.map((m) => devices[m]!.linkLayer)).size > 1 ? 'link-layers' : null;
   // From 2.26.2 a refused group is placed apart and the scan goes on; before, the refusal ends the init (one pass suffices).
   const retried: number[][] = [];
+  // ≥ 2.30.7, NCCL_NET_MERGE_POLICY=RAIL: a device joins a root only when the root has an NCCL_IB_HCA rail and it is theirs.
+  const byRail = profile.mergePolicy && inputs.mergePolicy.policy === 'RAIL';
+  if (profile.mergePolicy && inputs.mergePolicy.log) result.notes.push(`WARN "${inputs.mergePolicy.log}"`);
   const raw = autoMerge(
     devices.length,
-    (i, j) => (nicKey(devices[i]!) === nicKey(devices[j]!) ? port : port + 1),
+    (i, j) => (nicKey(devices[i]!) === nicKey(devices[j]!) && (!byRail || (devices[i]!.rail !== -1 && devices[i]!.rail === devices[j]!.rail)) ? port : port + 1),
     level === 'LOC' ? mergeRank('LOC') : port,
     profile.vnicMaxDevs,
     profile.vnicRefusal === 'retry' ? (g) => refusalOf(g.map((i) => devices[i]!.index)) !== null : null,

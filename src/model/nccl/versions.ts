@@ -134,6 +134,8 @@ export interface Profile {
    * devices unplaced at distance DIS and places them apart).
    */
   vnicRefusal: 'fatal' | 'retry';
+  /** ≥ 2.30.7: NCCL_NET_MERGE_POLICY (ALL, RAIL) exists. */
+  mergePolicy: boolean;
   /** NCCL_NET_MAX_DEVS_PER_NIC: physical devices per vNIC (4; 8 from 2.30.3, net plugin API v12). */
   vnicMaxDevs: number;
   /** ≥ 2.29.7: NCCL_IB_DEVICE_PCI_ORDER (default 1) sorts devices by PCI BDF; before, libibverbs order. */
@@ -196,6 +198,7 @@ export function profileFor(v: NcclVersion): Profile {
     ibMergeRefusalInfo: ge('2.27.3'),
     vnicMode: ge('2.27.3') ? 'fused-only' : ge('2.24.3') ? 'every-group' : 'none',
     vnicRefusal: ge('2.26.2') ? 'retry' : 'fatal',
+    mergePolicy: ge('2.30.7'),
     vnicMaxDevs: ge('2.30.3') ? 8 : 4,
     ibPciOrder: ge('2.29.7'),
     gidAuto: ge('2.21.5'),
