@@ -400,7 +400,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   // P2C, PXN through NVLink peers, then pairs without GPUDirect RDMA routed through the GPU's CPU: the paths the NIC choice sees.
   const c2cGpu = (g: number) => rules.c2c.gpus.has(sys.gpus[g]!.bdf!);
   const countsC2c = gdrCountsC2c(profile, gdrC2c);
-  const { direct, matrix, relay, diverted } = effectivePaths(sys, rule, rules.pxn, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: countsC2c, p2c: rules.p2c }), rules);
+  const gdrOk = gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: countsC2c, p2c: rules.p2c });
+  const { direct, matrix, relay, diverted } = effectivePaths(sys, rules, gdrOk);
   const chain = (key: string) => parentChain(sys.parents, key);
   const gpus: TopoGpu[] = sys.gpus.map((g, i) => ({ index: i, bdf: g.bdf!, numaNode: fns.get(g.bdf!)?.numaNode ?? null, parents: chain(`GPU:${g.bdf}`), link: linkState(fns.get(g.bdf!), true), nvlinks: nvlinkState(topo, i) }));
   const nics: TopoNic[] = sys.nets.map((n) => {
@@ -410,7 +411,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const members = (n.members ?? []).map((m) => ({ index: m.index, device: m.dev, port: m.port }));
     return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps, members };
   });
-  const terms = p2pTerms(profile, env.vars, rules, gdrPairOk(nicGdr, level, { gpu: c2cGpu, on: countsC2c, p2c: rules.p2c }));
+  const terms = p2pTerms(profile, env.vars, rules, gdrOk);
   const p2p = gpus.map((g) => gpus.map((d) => p2pNetFor(sys, matrix, relay, g.index, d.index, 0, terms)));
   const pairs: TopoPair[] = gpus.map((g) => {
     const row = matrix[g.index]!;

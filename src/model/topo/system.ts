@@ -563,7 +563,7 @@ export interface GpuNicMap {
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
 export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean, fusion: NetFusion = { fused: [], physical: ibDevices.length, mode: 'none' }): GpuNicMap {
   const sys = fuseNets(buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), fusion);
-  const m = effectivePaths(sys, rules.local, rules.pxn, gdrOk, rules).matrix;
+  const m = effectivePaths(sys, rules, gdrOk).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);
     return { bdf: g.bdf!, nic: n === null ? null : sys.nets[n]!.ib!.dev, path: n === null ? null : (PATH_NAMES[m[i]![n]!.type] ?? null) };
@@ -654,8 +654,9 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
   const relay = new Map<string, number>();
   if (rule === 'none' || !sys.gpus.some((g) => g.links.some((l) => l.type === 'NVL' && l.rem.kind === 'GPU'))) return { matrix, relay };
   const out = matrix.map((row) => row.slice());
-  const localGpuOf = (n: number): number => localGpuFor(matrix, n, localRule);
   for (let n = 0; n < sys.nets.length; n++) {
+    // The NIC's local GPU depends on the NIC only: asked once, not once per GPU.
+    const localGpu = rule === 'first-peer' ? -1 : localGpuFor(matrix, n, localRule);
     for (let g = 0; g < sys.gpus.length; g++) {
       const own = matrix[g]![n]!;
       let peer = -1;
@@ -668,7 +669,7 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
           break;
         }
       } else {
-        const p = localGpuOf(n);
+        const p = localGpu;
         if (p < 0 || p === g) continue;
         const pp = matrix[p]![n]!;
         if (pp.type <= pxnType && (!t.relayGdr || t.relayGdr(p, n, pp.type)) && overNvl(p, g) && (pp.bw > own.bw || own.type > avoid)) peer = p;
@@ -689,11 +690,11 @@ export function applyPxn(sys: TopoSystem, matrix: Path[][], rule: PxnRule, local
  * then pairs without GPUDirect RDMA routed through the GPU's CPU. `gdrOk` is
  * asked with the relay GPU's own distance for a PXN pair, as ncclTopoCheckGdr does.
  */
-export function effectivePaths(sys: TopoSystem, localRule: LocalNetRule, pxnRule: PxnRule, gdrOk: (g: number, n: number, type: number) => boolean, o: { p2c?: boolean; pxnType?: number; pxnAvoid?: number; pxnRelayGdr?: TopoRules['pxnRelayGdr']; p2pLevel?: number | null } = {}): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
+export function effectivePaths(sys: TopoSystem, rules: Pick<TopoRules, 'local' | 'pxn' | 'p2c' | 'pxnType' | 'pxnAvoid' | 'pxnRelayGdr' | 'p2pLevel'>, gdrOk: (g: number, n: number, type: number) => boolean): { direct: Path[][]; matrix: Path[][]; relay: Map<string, number>; diverted: number } {
   const byCpu = cpuPaths(sys);
-  const direct = o.p2c ? mergeP2c(sys, pathMatrix(sys), byCpu) : pathMatrix(sys);
-  const relayGdr = o.pxnRelayGdr === 'required' ? gdrOk : o.pxnRelayGdr === 'forbidden' ? () => false : null;
-  const { matrix: pxn, relay } = applyPxn(sys, direct, pxnRule, localRule, { pxnType: o.pxnType, pxnAvoid: o.pxnAvoid, relayGdr, p2pLevel: o.p2pLevel });
+  const direct = rules.p2c ? mergeP2c(sys, pathMatrix(sys), byCpu) : pathMatrix(sys);
+  const relayGdr = rules.pxnRelayGdr === 'required' ? gdrOk : rules.pxnRelayGdr === 'forbidden' ? () => false : null;
+  const { matrix: pxn, relay } = applyPxn(sys, direct, rules.pxn, rules.local, { pxnType: rules.pxnType, pxnAvoid: rules.pxnAvoid, relayGdr, p2pLevel: rules.p2pLevel });
   const ok = (g: number, n: number, type: number) => {
     const r = relay.get(`${g},${n}`);
     return r !== undefined ? gdrOk(r, n, direct[r]![n]!.type) : gdrOk(g, n, type);
