@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { LogCollector, type CollectorPart } from '../model/log/analyze.js';
-import { binary, expand, logTarget, readLogs, SNIFF, type LogInput } from './log-read.js';
+import { binary, expand, isGzip, logTarget, readFiles, SNIFF, type LogInput } from './log-read.js';
 
 /** Below this many bytes, starting workers costs more than it saves. */
 const PARALLEL_MIN = 48 << 20;
@@ -61,24 +61,33 @@ async function lineStartFrom(path: string, off: number, size: number): Promise<n
   }
 }
 
-/** Plain text files only, each with its size; null when anything calls for the ordinary way. */
+/** Regular files only, each with its size; null when anything calls for the ordinary way. */
 async function plainFiles(files: { path: string }[]): Promise<{ path: string; size: number }[] | null> {
   const out: { path: string; size: number }[] = [];
   for (const f of files) {
     if (f.path === '-') return null;
-    const st = await stat(f.path);
-    if (!st.isFile()) return null;
-    const fh = await open(f.path, 'r');
-    try {
-      const head = Buffer.alloc(Math.min(SNIFF, st.size));
-      await fh.read(head, 0, head.length, 0);
-      if ((head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) || binary(head)) return null;
-    } finally {
-      await fh.close();
-    }
+    const st = await stat(f.path).catch(() => null);
+    if (!st?.isFile()) return null;
     out.push({ path: f.path, size: st.size });
   }
   return out;
+}
+
+/** Whether every file opens as plain text (not gzip, not binary): asked only once workers are wanted. */
+async function allText(files: { path: string; size: number }[]): Promise<boolean> {
+  for (const f of files) {
+    // A file that will not open is the ordinary way's to report.
+    const fh = await open(f.path, 'r').catch(() => null);
+    if (!fh) return false;
+    try {
+      const head = Buffer.alloc(Math.min(SNIFF, f.size));
+      await fh.read(head, 0, head.length, 0);
+      if (isGzip(head) || binary(head)) return false;
+    } finally {
+      await fh.close();
+    }
+  }
+  return true;
 }
 
 /** The byte ranges of each of n parts: equal shares of the total, moved to the next line start. */
@@ -118,20 +127,20 @@ function runWorker(script: URL, segments: Segment[]): Promise<WorkerReply> {
 
 /** Every input's lines into one collector: in parts on worker threads when the input is large, plain files and CPUs allow. */
 export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream, skipped: (name: string, why: string) => void, env: string | undefined = process.env['NCCLX_LOG_WORKERS']): Promise<Collected> {
+  const listed = await expand(names.length ? names : ['-']);
   const ordinary = async (): Promise<Collected> => {
     const collector = new LogCollector();
-    const inputs = await readLogs(names, logTarget(collector), stdin, skipped);
+    const inputs = await readFiles(listed, logTarget(collector), stdin, skipped);
     return { collector, inputs, workers: 0 };
   };
   // The worker is the built module beside this one (run from the TypeScript sources, there is none).
   const script = new URL('./log-worker.js', import.meta.url);
   if (!existsSync(fileURLToPath(script))) return ordinary();
-  const listed = await expand(names.length ? names : ['-']);
   const files = await plainFiles(listed);
   if (!files || files.length === 0) return ordinary();
   const total = files.reduce((s, f) => s + f.size, 0);
   const n = workerCount(total, env);
-  if (n < 2) return ordinary();
+  if (n < 2 || !(await allText(files))) return ordinary();
   const parts = await cut(files, n);
   if (parts.length < 2) return ordinary();
   const replies = await Promise.all(parts.map((segs) => runWorker(script, segs)));

@@ -79,6 +79,9 @@ export async function expand(inputs: string[]): Promise<{ path: string; fromDir:
   return out;
 }
 
+/** gzip's magic bytes open the data. */
+export const isGzip = (head: Buffer): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+
 export function binary(head: Buffer): boolean {
   const n = Math.min(head.length, SNIFF);
   if (head.subarray(0, n).includes(0)) return true;
@@ -231,7 +234,7 @@ async function readOne(name: string, into: LineTarget, stdin: NodeJS.ReadableStr
     const it = (raw as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     const first = await it.next();
     const head: Buffer | null = first.done ? null : Buffer.from(first.value);
-    if (head && head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    if (head && isGzip(head)) {
       gzip = true;
       const gunzip = createGunzip();
       (async () => {
@@ -289,7 +292,11 @@ async function readOne(name: string, into: LineTarget, stdin: NodeJS.ReadableStr
  * `skipped`; named on the command line it is an error.
  */
 export async function readLogs(inputs: string[], into: LineSink | LineTarget, stdin: NodeJS.ReadableStream = process.stdin, skipped: (name: string, why: string) => void = () => {}): Promise<LogInput[]> {
-  const files = await expand(inputs.length ? inputs : ['-']);
+  return readFiles(await expand(inputs.length ? inputs : ['-']), into, stdin, skipped);
+}
+
+/** readLogs on inputs already expanded. */
+export async function readFiles(files: { path: string; fromDir: boolean }[], into: LineSink | LineTarget, stdin: NodeJS.ReadableStream, skipped: (name: string, why: string) => void): Promise<LogInput[]> {
   const out: LogInput[] = [];
   for (const f of files) {
     try {
