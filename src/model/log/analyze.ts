@@ -310,21 +310,10 @@ export class LogCollector {
     return p;
   }
 
-  private lastAsciiPre = '';
-  private lastAsciiProc: Proc | null = null;
-
-  /** The process of the header before k (consecutive lines of a thread share it), or null when addLine must judge the line. */
+  /** The process of the header before k (procOf keeps it by the Prefix asciiPrefix hands back for a repeated header), or null when addLine must judge the line. */
   private asciiProc(b: AsciiBytes, a: number, k: number): Proc | null {
-    const pre = b.latin1Slice(a, k);
-    if (pre === this.lastAsciiPre && this.lastAsciiProc) return this.lastAsciiProc;
-    // clean() would change a header holding colour codes or CRs.
-    if (pre.includes('\x1b') || pre.includes('\r')) return null;
-    const p = parsePrefix(pre);
-    if (!p || !p.host) return null;
-    const proc = this.procOf({ prefix: p, host: p.host, pid: p.pid }, p.host);
-    this.lastAsciiPre = pre;
-    this.lastAsciiProc = proc;
-    return proc;
+    const p = this.asciiPrefix(b, a, k);
+    return p?.host ? this.procOf({ prefix: p, host: p.host, pid: p.pid }, p.host) : null;
   }
 
   private hostOf(l: LogLine): string {
