@@ -513,6 +513,10 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   );
   const keyed = (g: number[]) => [nicKey(devices[g[0]!]!), g.map((i) => devices[i]!.index)] as const;
   const groups = [...retried.map(keyed), ...raw.map(keyed)];
+  const fatal = profile.vnicRefusal === 'fatal';
+  // From 2.29.2 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
+  const quiet = atLeast(profile.version, '2.29.2');
+  const after = fatal ? 'ncclTopoMakeVnic returns the error and initialisation fails' : 'NCCL marks them unplaced and places them apart (2.26.2+), so they stay separate NETs';
   for (const [key, members] of groups) {
     if (members.length < 2 || level === 'LOC') {
       result.groups.push({ key, members, merged: false, why: level === 'LOC' ? 'NCCL_NET_MERGE_LEVEL resolves to LOC: no fusion' : 'alone on its NIC' });
@@ -520,17 +524,14 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
     }
     const names = members.map((m) => `[${m}]${devices[m]!.dev}:${devices[m]!.port}/${llLabel(devices[m]!.linkLayer)}`);
     const where = key.startsWith('first CPU') ? 'are not PCI devices, so they all attach to the first CPU\'s NIC node' : `share NIC ${key}`;
-    const fatal = profile.vnicRefusal === 'fatal';
-    // From 2.29.2 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
-    const quiet = atLeast(profile.version, '2.29.2');
-    const after = fatal ? 'ncclTopoMakeVnic returns the error and initialisation fails' : 'NCCL marks them unplaced and places them apart (2.26.2+), so they stay separate NETs';
-    if (refusalOf(members) === 'merge-nics-0') {
+    const refusal = refusalOf(members);
+    if (refusal === 'merge-nics-0') {
       const log = profile.ibMergeRefusalInfo ? 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0' : 'NET/IB : Trying to merge multiple devices together when NCCL_IB_MERGE_NICS=0. Please enable it or disable device merging in NCCL.';
       result.refusals.push({ members, cause: 'merge-nics-0', log, level: profile.ibMergeRefusalInfo || quiet ? 'INFO' : 'WARN', fatal });
       result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where}, but NCCL_IB_MERGE_NICS=0 refuses the virtual NIC: ${after}` });
       continue;
     }
-    if (refusalOf(members) === 'link-layers') {
+    if (refusal === 'link-layers') {
       const a = devices[members[0]!]!;
       const b = devices[members.find((m) => devices[m]!.linkLayer !== a.linkLayer)!]!;
       // The transport's words changed in 2.26.2; the link values are IBV_LINK_LAYER_INFINIBAND 1, ETHERNET 2.
