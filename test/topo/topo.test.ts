@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profileFor, parseVersion } from '../../src/model/nccl/versions.js';
-import { gdrLevel, localNetRule, netDevsPolicy, nvbRule, topoReport, topoRules } from '../../src/model/topo/report.js';
+import { gdrLevel, localNetRule, netDevsPolicy, netGdrC2c, nvbRule, topoReport, topoRules } from '../../src/model/topo/report.js';
 import { probeNode } from '../../src/probe/index.js';
 import { applyPxn, buildSystem, fuseNets, localNetFor, mirrorBits, pathMatrix, pathsTo, pciGen, PATH, PATH_NAMES } from '../../src/model/topo/system.js';
 import { mergeDevices, readIbInputs } from '../../src/model/nccl/ib.js';
@@ -465,6 +465,19 @@ describe('the rules', () => {
     expect(via(PATH.PXN)).toBeUndefined();
     const rules = (v: string) => topoRules(profileFor(parseVersion(v)), {}, { functions: [], gpus: [] } as unknown as TopoPart).pxnAvoid;
     expect([rules('2.27.5'), rules('2.27.6'), rules('2.30.7')]).toEqual([PATH.PXB, PATH.PXN, PATH.PXN]);
+  });
+
+  it('NCCL_PXN_DISABLE, NCCL_PXN_C2C and NCCL_NET_GDR_C2C are NCCL_PARAM integers: strtoll base 0, no digits is 0, trailing text ignored', () => {
+    const at = (vars: Record<string, string>) => topoRules(profileFor(parseVersion('2.30.7')), vars, { functions: [], gpus: [] } as unknown as TopoPart);
+    expect(at({ NCCL_PXN_DISABLE: '0x1' }).pxn).toBe('none');
+    expect(at({ NCCL_PXN_DISABLE: '1x' }).pxn).toBe('none');
+    expect(at({ NCCL_PXN_DISABLE: '01' }).pxn).toBe('none');
+    expect(at({ NCCL_PXN_DISABLE: '0x10' }).pxn).toBe('local-gpu');
+    expect(at({}).pxnType).toBe(PATH.P2C);
+    expect(at({ NCCL_PXN_C2C: 'off' }).pxnType).toBe(PATH.PXB);
+    expect(at({ NCCL_PXN_C2C: '' }).pxnType).toBe(PATH.P2C);
+    const v = profileFor(parseVersion('2.30.7'));
+    expect([netGdrC2c(v, {}), netGdrC2c(v, { NCCL_NET_GDR_C2C: 'no' }), netGdrC2c(v, { NCCL_NET_GDR_C2C: '0x0' }), netGdrC2c(v, { NCCL_NET_GDR_C2C: '0x2' })]).toEqual([true, false, false, true]);
   });
 
   it('NVLink states from nvidia-smi nvlink -s: every link of the DGX active; inactive links are TOPO-014, in topo and in the doctor', () => {

@@ -216,10 +216,10 @@ export function nicGdrSupport(status: string): boolean | null {
   return status === 'peer-memory' || status === 'dma-buf' ? true : status === 'disabled' ? false : null;
 }
 
-/** PXN by release and NCCL_PXN_DISABLE (an integer; 1 disables). */
+/** PXN by release and NCCL_PXN_DISABLE (an NCCL_PARAM integer, strtoll base 0; 1 disables). */
 export function pxnRule(profile: Profile, disable: string | undefined): PxnRule {
   if (!atLeast(profile.version, '2.12.7')) return 'none';
-  if (disable !== undefined && parseInt(disable, 10) === 1) return 'none';
+  if (parseNcclInt(disable, 0).value === 1) return 'none';
   return atLeast(profile.version, '2.18.1') ? 'local-gpu' : 'first-peer';
 }
 
@@ -331,11 +331,6 @@ export function withTopoFile(topo: TopoPart, vars: Record<string, string | undef
   return { topo: merged, nets: parsed.nets, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
 }
 
-const intVar = (v: string | undefined, dflt: number) => {
-  const n = v === undefined ? NaN : parseInt(v, 10);
-  return Number.isNaN(n) ? dflt : n;
-};
-
 /** The topology rules of this release under these variables: one place for topo, the doctor and compare. */
 export function topoRules(profile: Profile, vars: Record<string, string | undefined>, topo: TopoPart): TopoRules {
   const v = profile.version;
@@ -343,7 +338,7 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
   return {
     local: localNetRule(profile, vars['NCCL_NETDEVS_POLICY']),
     pxn: pxnRule(profile, vars['NCCL_PXN_DISABLE']),
-    pxnType: atLeast(v, '2.27.3') && intVar(vars['NCCL_PXN_C2C'], atLeast(v, '2.28.3') ? 1 : 0) !== 0 ? PATH.P2C : PATH.PXB,
+    pxnType: atLeast(v, '2.27.3') && parseNcclInt(vars['NCCL_PXN_C2C'], atLeast(v, '2.28.3') ? 1 : 0).value !== 0 ? PATH.P2C : PATH.PXB,
     c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
     p2c: atLeast(v, '2.27.3'),
     bcm: atLeast(v, '2.20.3') ? 'gen4+gen5' : atLeast(v, '2.9.6') ? 'gen4' : 'none',
@@ -355,10 +350,10 @@ export function topoRules(profile: Profile, vars: Record<string, string | undefi
   };
 }
 
-/** ncclTopoCheckGdr's C2C rule: NCCL_NET_GDR_C2C (default 0 in 2.26, 1 from 2.27.3; absent before 2.26). */
+/** ncclTopoCheckGdr's C2C rule: NCCL_NET_GDR_C2C, an NCCL_PARAM integer (default 0 in 2.26, 1 from 2.27.3; absent before 2.26). */
 export function netGdrC2c(profile: Profile, vars: Record<string, string | undefined>): boolean {
   if (!atLeast(profile.version, '2.26.2')) return false;
-  return intVar(vars['NCCL_NET_GDR_C2C'], atLeast(profile.version, '2.27.3') ? 1 : 0) !== 0;
+  return parseNcclInt(vars['NCCL_NET_GDR_C2C'], atLeast(profile.version, '2.27.3') ? 1 : 0).value !== 0;
 }
 
 /** The topology as an NCCL_TOPO_FILE, or why there is none. */
