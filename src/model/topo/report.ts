@@ -12,13 +12,11 @@ import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
 import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
-import type { TopoFunction } from '../snapshot/topo-types.js';
-import { gpuNicMap, type GpuNicMap } from './system.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
-import { buildSystem, effectivePaths, fuseNets, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
+import { buildSystem, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
 import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
-import type { TopoPart } from '../snapshot/topo-types.js';
+import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
 
 export interface TopoOverrides {
   /** A topology XML to model as NCCL_TOPO_FILE (--topo-file): its name and text. */
