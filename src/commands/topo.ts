@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../model/errors.js';
 import { LIMITS, readBounded } from '../probe/read-bounded.js';
-import { topoFile, topoReport } from '../model/topo/report.js';
+import { topoFile, topoFlags, topoReport, type TopoOverrides } from '../model/topo/report.js';
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { renderTopo, topoJson } from '../report/topo-text.js';
@@ -55,11 +55,12 @@ export function registerTopoCommand(program: Command): void {
         if (!r.ok) throw new UserError(`--topo-file ${opts.topoFile}: ${r.message}`);
         fileOverride = { path: opts.topoFile, text: r.text };
       }
-      let report = topoReport(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel, pxnDisable: opts.pxnDisable, topoFile: fileOverride });
+      const overrides: TopoOverrides = { ncclVersion: opts.ncclVersion, hca: opts.hca, gdrLevel: opts.gdrLevel, pxnDisable: opts.pxnDisable, topoFile: fileOverride };
+      let report = topoReport(snap, overrides);
       // Remediations that change the environment (the IB model's IB-035/IB-036) are checked in the model first, as ncclx ib checks them.
       if (report.findings.some((f) => f.remediation?.env)) {
         const { verifyFindings } = await import('../checks/verify.js');
-        const flags: Record<string, string> = { ...(opts.hca !== undefined ? { NCCL_IB_HCA: opts.hca } : {}), ...(opts.gdrLevel !== undefined ? { NCCL_NET_GDR_LEVEL: opts.gdrLevel } : {}), ...(opts.pxnDisable ? { NCCL_PXN_DISABLE: '1' } : {}) };
+        const flags: Record<string, string> = Object.fromEntries(topoFlags(overrides).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])));
         report = { ...report, findings: verifyFindings(snap, flags, { ncclVersion: opts.ncclVersion, ...candidateOptions({ uplinkRegex: DEFAULT_UPLINK_REGEX }) }, report.findings) };
       }
       if (opts.json) process.stdout.write(JSON.stringify(topoJson(report), null, 2) + '\n');

@@ -362,6 +362,15 @@ export function topoFile(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoXml
   return topoXml(topo, systemOf(snapshot, topo, o, topoRules(profile, effectiveEnv(snapshot.env, profile).vars, topo), profile).sys);
 }
 
+/** The variables `ncclx topo`'s flags set, with the flag that sets each: one list for the report and for checking its advice. */
+export function topoFlags(o: TopoOverrides): [name: string, value: string | undefined, flag: string][] {
+  return [
+    ['NCCL_IB_HCA', o.hca, '--hca'],
+    ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
+    ['NCCL_PXN_DISABLE', o.pxnDisable ? '1' : undefined, '--pxn-disable'],
+  ];
+}
+
 export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
   const choice = chooseVersion(o.ncclVersion, snapshot);
   const profile = profileFor(choice.version);
@@ -375,11 +384,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   if (!topo0) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: [] };
   // No GPU: nothing to place (and the IB model is not built for it).
   if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
-  const env = withFlags(effectiveEnv(snapshot.env, profile), [
-    ['NCCL_IB_HCA', o.hca, '--hca'],
-    ['NCCL_NET_GDR_LEVEL', o.gdrLevel, '--gdr-level'],
-    ['NCCL_PXN_DISABLE', o.pxnDisable ? '1' : undefined, '--pxn-disable'],
-  ]);
+  const env = withFlags(effectiveEnv(snapshot.env, profile), topoFlags(o));
   const file = withTopoFile(topo0, env.vars, o);
   const topo = file.topo;
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
