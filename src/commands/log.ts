@@ -38,6 +38,8 @@ export function registerLogCommand(program: Command): void {
       const sources = [opts.here, opts.snapshot, opts.root].filter(Boolean).length;
       if (sources > 1) throw new UserError('--here, --snapshot and --root choose the node to predict for: give one');
       if (files.filter((f) => f === '-').length > 1) throw new UserError("standard input ('-') can be read once");
+      // Usage is settled before the log is read (a large log takes seconds).
+      if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
       const { collector, inputs } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
       const analysis = collector.result();
       if (analysis.input.ncclLines === 0) {
@@ -49,8 +51,6 @@ export function registerLogCommand(program: Command): void {
         const snap = await readNode(opts, { rdma: true });
         const { comparePrediction } = await import('../model/log/predict.js');
         prediction = comparePrediction(analysis, snap, { host: opts.host, ncclVersion: opts.ncclVersion });
-      } else if (opts.host !== undefined || opts.ncclVersion !== undefined) {
-        throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
       }
       if (opts.json) process.stdout.write(JSON.stringify(logJson(analysis, inputs, prediction), null, 2) + '\n');
       else process.stdout.write(terminalText(renderLog(analysis, inputs, prediction, makeStyle(wantColor(opts.color)), !!opts.verbose)));

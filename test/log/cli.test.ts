@@ -253,6 +253,11 @@ describe('bad input: one line naming it, exit 2, bounded', () => {
     expect(bad([f])).toMatch(/bin\.log: binary data/);
   });
   it('/dev/zero', () => expect(bad(['/dev/zero'])).toMatch(/\/dev\/zero: a character device/));
+  it('--host without a node to predict for is refused before the log is read', () => {
+    const f = join(tmp, 'bin2.log');
+    writeFileSync(f, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0]));
+    expect(bad([f, '--host', 'n1'])).toMatch(/--host and --nccl-version apply to the prediction: add --here, --snapshot or --root/);
+  });
   it('no NCCL lines', () => {
     const f = join(tmp, 'train.log');
     writeFileSync(f, 'epoch 1 loss 0.3\nepoch 2 loss 0.2\n');
