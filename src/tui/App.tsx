@@ -132,7 +132,7 @@ function Main({ load, checks, options, source, fixApi, copy, writeFile, onReady,
     else if (key.tab) {
       const i = VIEWS.indexOf(view);
       setView(VIEWS[(i + (key.shift ? VIEWS.length - 1 : 1)) % VIEWS.length]!);
-    } else if (/^[1-7]$/.test(input)) setView(VIEWS[Number(input) - 1]!);
+    } else if (/^[1-9]$/.test(input) && Number(input) <= VIEWS.length) setView(VIEWS[Number(input) - 1]!);
   });
 
   const doCopy = useCallback(

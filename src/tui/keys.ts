@@ -38,7 +38,7 @@ export const VIEW_TINY: Record<ViewId, string> = {
 
 export const GLOBAL_KEYS: [string, string][] = [
   ['Tab / Shift-Tab', 'next / previous view'],
-  ['1 … 7', 'go to a view'],
+  [`1 … ${VIEWS.length}`, 'go to a view'],
   ['↑ ↓  j k', 'move; PgUp PgDn, Home End (g G) jump'],
   ['?', 'this help (any key closes it)'],
   ['q  Ctrl-C', 'quit (Ctrl-C also while editing)'],

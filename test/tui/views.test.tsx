@@ -133,6 +133,15 @@ describe('navigation', () => {
     await app.press(KEY.right);
     f = await app.waitFor(/◀/);
     expect(fits(f)).toBeNull();
+    // The movement keys every list has: End (G) shows the last line, Home (g) the first, ↓ one line on.
+    const [, n] = /\d+–\d+ of (\d+)/.exec(f) ?? [];
+    expect(Number(n)).toBeGreaterThan(0);
+    await app.press('G');
+    f = await app.waitFor(new RegExp(`\\d+–${n} of ${n}`));
+    await app.press('g');
+    f = await app.waitFor(new RegExp(`1–\\d+ of ${n}`));
+    await app.press(KEY.down);
+    await app.waitFor(new RegExp(`2–\\d+ of ${n}`));
   });
 
   it('adapts to the terminal size', async () => {

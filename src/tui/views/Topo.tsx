@@ -9,7 +9,7 @@ import { makeStyle } from '../../report/style.js';
 import { renderTopo } from '../../report/topo-text.js';
 import { useColor, useKeys, usePersisted } from '../screen.js';
 import { hband, hstep, width as textWidth } from '../text.js';
-import { Fill, HLine, Line, position, Title } from '../ui.js';
+import { Fill, HLine, Line, moveIndex, position, Title } from '../ui.js';
 
 export function TopoView({ report, height, width, active, banner }: { report: TopoReport; height: number; width: number; active: boolean; banner: string | null }) {
   const c = useColor();
@@ -23,10 +23,11 @@ export function TopoView({ report, height, width, active, banner }: { report: To
   useKeys((input, key) => {
     if (key.leftArrow || input === 'h') setHoff(hstep(band, hoff, -1));
     else if (key.rightArrow || input === 'l') setHoff(hstep(band, hoff, 1));
-    else if (key.upArrow || input === 'k') setScroll(Math.max(0, start - 1));
-    else if (key.downArrow || input === 'j') setScroll(Math.min(Math.max(0, lines.length - body), start + 1));
-    else if (key.pageUp) setScroll(Math.max(0, start - body));
-    else if (key.pageDown) setScroll(Math.min(Math.max(0, lines.length - body), start + body));
+    else {
+      // The first line shown moves like a list's selection, over every start that still fills the body.
+      const next = moveIndex(input, key, start, Math.max(0, lines.length - body) + 1, body);
+      if (next !== null) setScroll(next);
+    }
   }, active);
   return (
     <Fill height={height}>
