@@ -169,6 +169,11 @@ const LINE_KEEP = 4096;
 const OVERFLOW_HOST = '(more hosts than ncclx keeps)';
 const keptLine = (raw: string) => own(raw.length > LINE_KEEP ? `${raw.slice(0, LINE_KEEP)}…` : raw);
 
+// The map keys a collector and absorb() must spell alike: a process, a rank of it, a problem.
+const procKey = (host: string, pid: number | null) => `${host}\u0000${pid ?? ''}`;
+const rankKey = (host: string, pid: number | null, rank: number) => `${procKey(host, pid)}\u0000${rank}`;
+const problemKey = (m: ProblemMatch) => `${m.signature.id}\u0000${m.detail.slice(0, 200)}`;
+
 /** cyrb53: a 53-bit string hash, so duplicate detection keeps numbers, not lines. */
 function hash53(str: string): number {
   let h1 = 0xdeadbeef;
@@ -345,7 +350,7 @@ export class LogCollector {
       const hit = this.procOfPrefix.get(l.prefix);
       if (hit) return hit;
     }
-    const key = `${host}\u0000${l.pid ?? ''}`;
+    const key = procKey(host, l.pid);
     let p = this.procs.get(key);
     if (!p) {
       if (this.procs.size >= MAX_MAP) {
@@ -371,7 +376,7 @@ export class LogCollector {
       }
       r = { host: proc.host.host, pid: proc.pid, rank, nranks: null, cudaDev: null, busId: null, comm: null, initComplete: false, transports: {}, netDevices: [], netChannels: 0, gdrChannels: 0 };
       proc.byRank.set(rank, r);
-      this.ranks.set(`${proc.host.host}\u0000${proc.pid ?? ''}\u0000${rank}`, r);
+      this.ranks.set(rankKey(proc.host.host, proc.pid, rank), r);
     }
     return r;
   }
@@ -428,7 +433,7 @@ export class LogCollector {
 
   /** `line`: the kept text of `raw` when the caller has it (a replayed event). */
   private problem(m: ProblemMatch, raw: string, host: string, repeat: number, line?: string): void {
-    let key = `${m.signature.id}\u0000${m.detail.slice(0, 200)}`;
+    let key = problemKey(m);
     let p = this.problems.get(key);
     if (!p && this.problems.size >= MAX_PROBLEMS) {
       // Past the cap every new signature counts under one entry.
@@ -451,7 +456,7 @@ export class LogCollector {
       this.overflowEvents = true;
       return;
     }
-    const key = `${m.signature.id}\u0000${m.detail.slice(0, 200)}`;
+    const key = problemKey(m);
     const first = !this.eventKeys.has(key);
     if (first) this.eventKeys.add(key);
     const line = first || warn !== null ? keptLine(raw) : null;
@@ -525,14 +530,14 @@ export class LogCollector {
       for (const g of ph.gdr) if (!h.gdr.some((x) => x.hca === g.hca)) h.gdr.push(g);
     }
     for (const pp of p.procs) {
-      const key = `${pp.host}\u0000${pp.pid ?? ''}`;
+      const key = procKey(pp.host, pp.pid);
       let proc = this.procs.get(key);
       if (!proc) this.procs.set(key, (proc = { host: this.hostState(pp.host), pid: pp.pid, byRank: new Map() }));
       for (const { devStated, ...pr } of pp.ranks) {
         const r = proc.byRank.get(pr.rank);
         if (!r) {
           proc.byRank.set(pr.rank, pr);
-          this.ranks.set(`${pp.host}\u0000${pp.pid ?? ''}\u0000${pr.rank}`, pr);
+          this.ranks.set(rankKey(pp.host, pp.pid, pr.rank), pr);
           if (devStated) this.devStated.add(pr);
           continue;
         }
