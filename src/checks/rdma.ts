@@ -52,6 +52,9 @@ const SPECS: Spec[] = [
   { id: 'IB-033', title: 'NCCL_IB_HCA names verbs devices', ok: 'NCCL_IB_HCA names verbs devices, not netdevs', why: 'NCCL_IB_HCA matches verbs names (mlx5_0), never netdev names (ens1f0np0).' },
   { id: 'IB-034', title: 'RDMA data available', ok: 'the snapshot has the RDMA part', why: 'Without the RDMA part no RDMA check can run.' },
   { id: 'IB-036', title: 'No fused NICs off the PCI tree', ok: 'NCCL fuses no NICs that sit off the PCI tree', why: 'NCCL 2.24–2.28 fuses NICs it cannot place into one virtual NIC on the first CPU; when the graph search fails, its fallback looks up NET 0, which no longer exists ("Could not find NET with id 0", NVIDIA/nccl#1748).', family: 'topology' },
+  { id: 'IB-037', title: 'Every fused NIC can be placed', ok: 'NCCL can place every virtual NIC it makes', why: 'A virtual NIC across CPUs (from 2.30.7), or one below a CPU whose first port is off the PCI tree, makes NCCL fail its topology and the initialisation.', family: 'topology' },
+  { id: 'IB-038', title: 'Every fused NIC is in the topology', ok: 'every virtual NIC lands where NCCL reads it', why: 'A virtual NIC placed in a nested <nic> or under <system> is never read, and from 2.27.3 its ports are dropped too: no NET device stands for them.', family: 'topology' },
+  { id: 'IB-039', title: 'NCCL_NET_FORCE_MERGE can be honoured', ok: 'NCCL_NET_FORCE_MERGE is unset or names groups NCCL can fuse', why: 'A group that matches other than the devices it names, or that NCCL refuses to fuse, ends the initialisation; one that parses to nothing makes it loop for ever.', family: 'topology' },
   { id: 'IB-035', title: 'No fused NIC across point-to-point subnets', ok: 'no fused NIC spans point-to-point subnets', why: 'In a direct-connect mesh each port reaches a different peer; fusing them breaks reachability.' },
 ];
 

@@ -43,7 +43,7 @@ export function valueTable(snap: NodeSnapshot): Record<string, string[]> {
     NCCL_DMABUF_ENABLE: ['0', 'false', '1'],
     NCCL_IB_MERGE_VFS: ['0', '1'],
     NCCL_IB_MERGE_NICS: ['0'],
-    NCCL_NET_MERGE_LEVEL: ['LOC', 'PORT', 'bogus'],
+    NCCL_NET_MERGE_LEVEL: ['LOC', 'PORT', 'PIX', 'PHB', 'SYS', 'bogus'],
     NCCL_IB_TIMEOUT: ['010', '22', 'x'],
     NCCL_CROSS_NIC: ['true', '1'],
     // Typos and variables NCCL does not read.

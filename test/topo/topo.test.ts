@@ -669,10 +669,17 @@ describe('the rules', () => {
       // LOC: three groups of one, NETs 3, 4, 5: NET 0 is gone (NVIDIA/nccl#1748).
       expect(nets(system('2.24.3', { NCCL_NET_MERGE_LEVEL: 'LOC' }))).toEqual(['3 mlx5_0', '4 mlx5_1', '5 mlx5_2']);
     });
-    it('NICs off the PCI tree all share the first CPU\'s <nic>: fused at most NCCL_NET_MAX_DEVS_PER_NIC at a time (4; 8 from 2.30.3)', () => {
+    it('NICs off the PCI tree all share the first CPU\'s <nic>: fused at most NCCL_NET_MAX_DEVS_PER_NIC at a time (4; 8 from 2.30.3), each vNIC nested in that <nic> where the topology never reads it, and the ports trimmed (≥ 2.27.3)', () => {
       const six = Array.from({ length: 6 }, (_, i) => dev(i, `mlx5_${i}`, null));
-      expect(nets(system('2.28.3', {}, six))).toEqual(['6 mlx5_0+mlx5_1+mlx5_2+mlx5_3', '7 mlx5_4+mlx5_5']);
-      expect(nets(system('2.30.3', {}, six))).toEqual(['6 mlx5_0+mlx5_1+mlx5_2+mlx5_3+mlx5_4+mlx5_5']);
+      const profile = profileFor(parseVersion('2.28.3'));
+      expect(mergeDevices(six, [], profile, readIbInputs({}, profile)).groups.filter((g) => g.merged).map((g) => g.members)).toEqual([[0, 1, 2, 3], [4, 5]]);
+      const p303 = profileFor(parseVersion('2.30.3'));
+      expect(mergeDevices(six, [], p303, readIbInputs({}, p303)).groups.filter((g) => g.merged).map((g) => g.members)).toEqual([[0, 1, 2, 3, 4, 5]]);
+      const sys = system('2.28.3', {}, six);
+      expect(nets(sys)).toEqual([]);
+      expect(sys.notes.join(' ')).toContain("NET 6 (mlx5_0+mlx5_1+mlx5_2+mlx5_3): its <nic> is nested in the members' <nic>");
+      // LOC keeps all six, in the first CPU's <nic>.
+      expect(nets(system('2.28.3', { NCCL_NET_MERGE_LEVEL: 'LOC' }, six))).toHaveLength(6);
     });
   });
 });

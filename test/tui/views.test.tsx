@@ -32,7 +32,7 @@ describe('start-up', () => {
     expect(reading).toMatch(/reading root test\/fixtures\/ib8-storage/);
     finish();
     const f = await app.waitFor(/results/);
-    expect(f).toMatch(/ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 73 ok/);
+    expect(f).toMatch(/ncclx doctor · dgx-h100-01 \[!\] 4 warnings, 76 ok/);
     expect(f).toMatch(/NCCL 2\.30\.7 \(nccl>=2\.28\.3\) · from no NCCL library found/);
     expect(f).toMatch(/15 links · 12 RDMA ports · root test\/fixtures\/ib8-storage/);
     expect(f).toMatch(/1 Summary +2 Interfaces +3 RDMA +4 What-if +5 Fixes +6 Env +7 Topology/);

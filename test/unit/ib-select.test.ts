@@ -245,10 +245,63 @@ describe('merging ports that share a NIC', () => {
     expect(bogus.selection.merge.notes).toContain(`WARN "NCCL_NET_MERGE_POLICY: unknown value 'rails', defaulting to ALL"`);
     expect(names('2.30.4', { NCCL_NET_MERGE_POLICY: 'RAIL' })).toEqual(['mlx5_0+mlx5_1', 'mlx5_2+mlx5_3']);
   });
-  it('NICs that are not PCI devices all land on the first CPU\'s NIC node and are fused (≥ 2.24.3)', () => {
+  it('NICs that are not PCI devices all land on the first CPU\'s NIC node and are fused (≥ 2.24.3), but the vNIC goes in a <nic> nested in theirs, which the topology never reads: from 2.27.3 no NET device is left for them (IB-038)', () => {
     const m = run([device({ name: 'mlx5_0', bdf: 'dir' }), device({ name: 'mlx5_1', bdf: 'dir' })], '2.28.3');
-    expect(m.selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0+mlx5_1']);
+    // ncclFindFirstPciParent finds no <pci> above the first CPU's <nic>, so ncclTopoFillNet nests the vNIC's <nic> in it.
+    const g = m.selection.merge.groups.find((x) => x.merged)!;
+    expect(g.members).toEqual([0, 1]);
+    expect(g.home?.kind).toBe('unread');
+    expect(m.selection.netDevices).toEqual([]);
+    expect(m.report.findings.find((f) => f.id === 'IB-038')?.message).toMatch(/mlx5_0\+mlx5_1 .*nested in the members' <nic>/);
+    expect(m.report.findings.find((f) => f.id === 'IB-038')?.remediation?.env).toEqual({ NCCL_NET_MERGE_LEVEL: 'LOC' });
     expect(m.selection.devices[0]!.pciPath).toBe('/sys/class/infiniband/mlx5_0/de00c0');
+  });
+  it('NCCL_NET_MERGE_LEVEL=SYS over NICs of two CPUs: refused from 2.30.7, initialisation fails (IB-037, unset the level); under <system>, never read, before (IB-038)', () => {
+    const two = () => {
+      const a = device({ name: 'mlx5_0' });
+      const b = device({ name: 'mlx5_1' });
+      (b.pci as { numaNode: string }).numaNode = '1';
+      return [a, b];
+    };
+    const now = run(two(), '2.30.7', { NCCL_NET_MERGE_LEVEL: 'SYS' });
+    expect(now.selection.transport.status).toBe('merge-refused');
+    expect(logOf(now)).toContain('WARN Fusing NET devices from different NUMA domains is not supported.');
+    const e = now.report.findings.find((f) => f.id === 'IB-037')!;
+    expect(e.severity).toBe('error');
+    expect(e.remediation.env).toEqual({ NCCL_NET_MERGE_LEVEL: null });
+    const before = run(two(), '2.30.4', { NCCL_NET_MERGE_LEVEL: 'SYS' });
+    expect(before.selection.transport.status).toBe('ok');
+    expect(before.selection.netDevices).toEqual([]);
+    expect(before.report.findings.find((f) => f.id === 'IB-038')?.message).toMatch(/under <system>/);
+    // PHB keeps them apart: nothing fused, nothing refused.
+    expect(run(two(), '2.30.7', { NCCL_NET_MERGE_LEVEL: 'PHB' }).selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0', 'mlx5_1']);
+  });
+  it('NCCL_NET_FORCE_MERGE (ncclTopoForceMerge): its groups are fused first, whatever the level, and numbered before AutoMerge\'s', () => {
+    const four = () => [0, 1, 2, 3].map((i) => device({ name: `mlx5_${i}` }));
+    const m = run(four(), '2.28.3', { NCCL_NET_FORCE_MERGE: 'mlx5_0,mlx5_2' });
+    expect(m.selection.netDevices.map((n) => `${n.index} ${n.name}`)).toEqual(['1 mlx5_1', '3 mlx5_3', '4 mlx5_0+mlx5_2']);
+    expect(m.selection.merge.notes).toContain('INFO "TOPO/NET : Force-fusing NICs using NCCL_NET_FORCE_MERGE=mlx5_0,mlx5_2"');
+    // The forced vNIC is made first: NET 4; the PHB group of the rest follows: NET 5.
+    const both = run(four(), '2.28.3', { NCCL_NET_FORCE_MERGE: 'mlx5_2,mlx5_3', NCCL_NET_MERGE_LEVEL: 'PHB' });
+    expect(both.selection.netDevices.map((n) => `${n.index} ${n.name}`)).toEqual(['4 mlx5_2+mlx5_3', '5 mlx5_0+mlx5_1']);
+    // Before 2.24.3 NCCL does not read it.
+    expect(run(four(), '2.23.4', { NCCL_NET_FORCE_MERGE: 'mlx5_0,mlx5_2' }).selection.netDevices).toHaveLength(4);
+  });
+  it('NCCL_NET_FORCE_MERGE that matches other than it names fails the init; a group that parses to nothing hangs it (IB-039)', () => {
+    const two = () => [device({ name: 'mlx5_0' }), device({ name: 'mlx5_1' })];
+    const miss = run(two(), '2.28.3', { NCCL_NET_FORCE_MERGE: 'mlx5_0;mlx5_9' });
+    expect(miss.selection.transport.status).toBe('merge-refused');
+    expect(logOf(miss)).toContain('WARN TOPO/NET : Only matched 0 devices, 1 requested from mlx5_9');
+    // Names match exactly: a prefix matches nothing.
+    expect(logOf(run(two(), '2.28.3', { NCCL_NET_FORCE_MERGE: 'mlx5' }))).toContain('WARN TOPO/NET : Only matched 0 devices, 1 requested from mlx5');
+    const f = miss.report.findings.find((x) => x.id === 'IB-039')!;
+    expect(f.severity).toBe('error');
+    expect(f.remediation.env).toEqual({ NCCL_NET_FORCE_MERGE: null });
+    const hang = run(two(), '2.28.3', { NCCL_NET_FORCE_MERGE: 'mlx5_0,mlx5_1;:1' });
+    expect(hang.selection.transport.status).toBe('merge-refused');
+    expect(hang.report.findings.find((x) => x.id === 'IB-039')!.message).toMatch(/the group ':1' parses to no device name.*hangs/);
+    // Empty groups are skipped (strtok): fine.
+    expect(run(two(), '2.28.3', { NCCL_NET_FORCE_MERGE: ';;mlx5_0,mlx5_1;' }).selection.netDevices.map((n) => n.name)).toEqual(['mlx5_0+mlx5_1']);
   });
   it('VM layout: NCCL_IB_MERGE_VFS=1 folds different device numbers together; =0 keeps them apart', () => {
     const vm = [device({ name: 'mlx5_0', bdf: '0000:00:05.0' }), device({ name: 'mlx5_1', bdf: '0000:00:06.0' })];

@@ -236,6 +236,9 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   }
 
   // --- merging ---------------------------------------------------------------------
+  if (selection.merge.hang !== undefined) {
+    add('IB-039', 'error', `NCCL_NET_FORCE_MERGE='${selection.inputs.forceMerge}': the group '${selection.merge.hang}' parses to no device name, and NCCL's loop never moves past it: initialisation hangs, printing "Invalid NCCL_NET_FORCE_MERGE specified" without end`, unsetEnv('NCCL_NET_FORCE_MERGE'));
+  }
   for (const r of selection.merge.refusals) {
     const names = r.members.map((m) => `${selection.devices[m]!.dev}:${selection.devices[m]!.port}`);
     if (r.cause === 'link-layers') {
@@ -244,16 +247,22 @@ export function ibFindings(c: IbFindingContext): Finding[] {
         const ib = kept.filter((k) => k.port.linkLayer === 'InfiniBand');
         add('IB-015', 'error', `NCCL would fuse ${names.join(' and ')} (one NIC) into a virtual NIC, but they mix InfiniBand and RoCE: NCCL WARNs "${r.log}" and initialisation fails`, setEnvOf('NCCL_IB_HCA', exactHca(ib.length ? ib : kept.filter((k) => k.port.linkLayer === 'Ethernet'))));
       }
+    } else if (r.cause === 'force-merge') {
+      add('IB-039', 'error', `NCCL_NET_FORCE_MERGE='${selection.inputs.forceMerge}' cannot be honoured: NCCL WARNs "${r.log}" and initialisation fails`, unsetEnv('NCCL_NET_FORCE_MERGE'));
+    } else if (r.cause === 'vnic-parent') {
+      // The core fused them at the user's NCCL_NET_MERGE_LEVEL and cannot place the vNIC: the default level (PORT) never fuses across CPUs or off the PCI tree at a CPU.
+      add('IB-037', 'error', `NCCL_NET_MERGE_LEVEL=${selection.inputs.mergeLevel.level} fuses ${names.join(' and ')} into a virtual NIC that NCCL ${version} cannot place: NCCL WARNs "${r.log}" and initialisation fails`, unsetEnv('NCCL_NET_MERGE_LEVEL'));
     } else if (r.fatal) {
       add('IB-028', 'error', `${names.join(' and ')} share one NIC, which NCCL ${version} fuses into a virtual NIC, but NCCL_IB_MERGE_NICS=0 makes the IB transport refuse it: NCCL WARNs "${r.log}" and initialisation fails (2.26.2 places them apart instead)`, unsetEnv('NCCL_IB_MERGE_NICS'));
     } else {
       add('IB-028', 'info', `${names.join(' and ')} share one NIC, but NCCL_IB_MERGE_NICS=0: NCCL logs "${r.log}", marks them unplaced and keeps them as separate devices`, unsetEnv('NCCL_IB_MERGE_NICS'));
     }
   }
-  // 2.24.3–2.26.x make the vNIC but put it where their topology never reads it (vnic.ts netNumbering): the ports stay separate NETs.
-  const vnicUnread = profile.ibMerge === 'core-vnic' && profile.vnicMode === 'every-group';
+  // A vNIC put where the topology never reads it (vnic.ts vnicHome): 2.24.3–2.26.x keep the ports as separate NETs, ≥ 2.27.3 trims them too.
+  const unread = selection.merge.groups.filter((x) => x.merged && x.home?.kind === 'unread');
+  const vnicUnread = unread.length > 0 && profile.vnicMode === 'every-group';
   const ordinary: string[] = [];
-  for (const g of selection.merge.groups.filter((x) => x.merged && !vnicUnread)) {
+  for (const g of selection.merge.groups.filter((x) => x.merged && x.home?.kind !== 'unread' && x.home?.kind !== 'fatal')) {
     const devs = g.members.map((m) => selection.devices[m]!);
     const name = devs.map((d) => d.dev).join('+');
     const distinctSlots = new Set(devs.map((d) => d.fullPciPath.replace(/\.[0-7]$/, '')));
@@ -268,8 +277,13 @@ export function ibFindings(c: IbFindingContext): Finding[] {
       ordinary.push(`${name} (${(devs[0]!.pciPath ?? '').split('/').pop() || 'no PCI path'})`);
     }
   }
-  if (vnicUnread && selection.merge.groups.some((x) => x.merged)) {
-    const names = selection.merge.groups.filter((x) => x.merged).map((g) => g.members.map((m) => selection.devices[m]!.dev).join('+'));
+  if (unread.length && !vnicUnread) {
+    const names = unread.map((g) => g.members.map((m) => selection.devices[m]!.dev).join('+'));
+    const why = [...new Set(unread.map((g) => (g.home as { why: string }).why))].join('; ');
+    add('IB-038', 'warn', `NCCL ${versionString(profile.version)} fuses ${names.join(', ')} into virtual NICs, but ${why}; it also drops the fused ports (keep=0), so no NET device stands for them in its topology`, setEnv({ NCCL_NET_MERGE_LEVEL: 'LOC' }, 'Keep the NICs apart'));
+  }
+  if (vnicUnread) {
+    const names = unread.map((g) => g.members.map((m) => selection.devices[m]!.dev).join('+'));
     add('IB-028', 'info', `NCCL ${versionString(profile.version)} makes virtual NICs of ports that share a NIC (${names.join(', ')}; INFO "NET/IB : Made virtual device …"), but 2.24.3–2.26.x place them in a nested <nic> their topology never reads: the ports stay separate NET devices`, advise('Nothing to do'));
   }
   if (ordinary.length) {

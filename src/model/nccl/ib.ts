@@ -5,10 +5,11 @@
 
 import type { FoldedPath, RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../snapshot/rdma-types.js';
 import { parseNcclInt, type NcclIntParam } from './cint.js';
+import { matchList, parseEntries } from './ifname-list.js';
 import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
 import { atLeast, type Profile } from './versions.js';
-import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering } from './vnic.js';
+import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, vnicHome, vnicRules, xmlNetPath, type VnicHome } from './vnic.js';
 import { lowerFirst } from '../text.js';
 
 // ---------------------------------------------------------------------------
@@ -23,6 +24,12 @@ export function parseNumbered(r: SysfsRead | undefined): { num: number | null; n
   if (t === null) return { num: null, name: null };
   const m = /^\s*(\d+)\s*:\s*(.*?)\s*$/.exec(t);
   return m ? { num: Number(m[1]), name: m[2]! } : { num: null, name: t.trim() || null };
+}
+
+/** numa_node as a number (-1 included), null when unreadable. */
+function numaOf(r: SysfsRead | undefined): number | null {
+  if (typeof r !== 'string' || !/^\s*-?\d+\s*$/.test(r)) return null;
+  return Number(r.trim());
 }
 
 /** `400 Gb/sec (4X NDR)` → 400; `10 Gb/sec (4X)` → 10. */
@@ -70,6 +77,8 @@ export interface IbInputs {
   net: string | undefined;
   /** NCCL_NET_MERGE_POLICY (≥ 2.30.7): RAIL fuses only devices of one NCCL_IB_HCA rail; ALL (the default) any. */
   mergePolicy: { raw: string | undefined; policy: 'ALL' | 'RAIL'; log: string | null };
+  /** NCCL_NET_FORCE_MERGE (≥ 2.24.3): `a,b;c,d`, groups fused before the automatic merge. */
+  forceMerge: string | undefined;
 }
 
 /** ncclTopoGetMergePolicy: RAIL or ALL in any case; anything else WARNs and is ALL. */
@@ -99,6 +108,7 @@ export function readIbInputs(vars: Record<string, string | undefined>, profile: 
     mergeLevel: { raw: vars['NCCL_NET_MERGE_LEVEL'], ...mergeLevelOf(vars['NCCL_NET_MERGE_LEVEL']) },
     net: vars['NCCL_NET'],
     mergePolicy: mergePolicyOf(vars['NCCL_NET_MERGE_POLICY']),
+    forceMerge: vars['NCCL_NET_FORCE_MERGE'],
   };
 }
 
@@ -149,6 +159,8 @@ export interface NcclIbDevice {
   /** rail/plane from the NCCL_IB_HCA entry that matched (≥ 2.30.7), -1 unset. */
   rail: number;
   plane: number;
+  /** numa_node of its PCI function (the CPU NCCL's XML hangs its branch from); null: unreadable or unknown. */
+  numa?: number | null;
 }
 
 export interface NetDevice {
@@ -163,9 +175,15 @@ export interface NetDevice {
 export interface MergeResult {
   mode: Profile['ibMerge'];
   /** Groups of ncclIndex that share a NIC and are (or would be) merged. */
-  groups: { key: string; members: number[]; merged: boolean; why: string }[];
-  /** A merge the IB transport refuses: mixed link layers or NCCL_IB_MERGE_NICS=0; fatal before 2.26.2 (Profile.vnicRefusal). */
-  refusals: { members: number[]; cause: 'link-layers' | 'merge-nics-0'; log: string; level: 'WARN' | 'INFO'; fatal: boolean }[];
+  groups: { key: string; members: number[]; merged: boolean; why: string; home?: VnicHome; forced?: boolean }[];
+  /**
+   * A merge refused: by the IB transport (mixed link layers or NCCL_IB_MERGE_NICS=0; fatal before 2.26.2,
+   * Profile.vnicRefusal), or by the core when it places the vNIC ('vnic-parent': across CPUs from 2.30.7,
+   * or a made-up PCI parent for a NIC off the PCI tree; always fatal).
+   */
+  refusals: { members: number[]; cause: 'link-layers' | 'merge-nics-0' | 'vnic-parent' | 'force-merge'; log: string; level: 'WARN' | 'INFO'; fatal: boolean }[];
+  /** NCCL_NET_FORCE_MERGE names a group that parses to no device: NCCL's loop never moves past it, and initialisation hangs printing its INFO line. */
+  hang?: string;
   notes: string[];
 }
 
@@ -355,6 +373,7 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
       pciPath: folded?.path ?? null,
       pciPathIsPci: folded?.subsystem === 'pci',
       rateGbps: parseRateGbps(k.p.rate),
+      numa: numaOf(k.d.pci?.numaNode),
       rail: k.decision.rail,
       plane: k.decision.plane,
     };
@@ -385,12 +404,20 @@ export function selectIbDevices(rdma: RdmaPart | undefined, ctx: IbContext): IbS
   } else if (pre.status === 'ok' && devices.length > 0) {
     transport.log.push({ level: 'INFO', text: usingLine(devices, merge, profile, ctx.ibOob) });
     for (const r of merge.refusals) transport.log.push({ level: r.level, text: r.log });
-    if (merge.refusals.some((r) => r.fatal)) {
+    if (merge.hang !== undefined) {
       transport.status = 'merge-refused';
       transport.used = false;
       transport.network = 'none';
-      transport.why = merge.refusals.some((r) => r.fatal && r.cause === 'link-layers')
-        ? 'NCCL refuses to fuse InfiniBand and RoCE ports of one NIC into a virtual NIC (ncclInvalidUsage): initialisation fails'
+      transport.why = `NCCL_NET_FORCE_MERGE group '${merge.hang}' names no device NCCL can parse: its loop never moves past it, and initialisation hangs`;
+    } else if (merge.refusals.some((r) => r.fatal)) {
+      transport.status = 'merge-refused';
+      transport.used = false;
+      transport.network = 'none';
+      const cause = merge.refusals.find((r) => r.fatal)!;
+      transport.why =
+        cause.cause === 'vnic-parent' ? `NCCL cannot place the virtual NIC it fused (WARN "${cause.log}"): initialisation fails`
+        : cause.cause === 'force-merge' ? `NCCL_NET_FORCE_MERGE cannot be honoured (WARN "${cause.log}"): initialisation fails`
+        : merge.refusals.some((r) => r.fatal && r.cause === 'link-layers') ? 'NCCL refuses to fuse InfiniBand and RoCE ports of one NIC into a virtual NIC (ncclInvalidUsage): initialisation fails'
         : 'NCCL_IB_MERGE_NICS=0 makes the IB transport refuse the virtual NIC NCCL asks for (ncclInvalidUsage): initialisation fails';
     }
   }
@@ -488,13 +515,21 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
     result.groups = groups.map(([key, members]) => ({ key, members, merged: merge && members.length > 1, why }));
     return result;
   }
-  // ≥ 2.24.3: the core fuses NETs whose distance ≤ NCCL_NET_MERGE_LEVEL; two NETs on one NIC node are at PORT.
+  // ≥ 2.24.3: the core fuses NETs whose XML distance (ncclTopoGetPath) ≤ NCCL_NET_MERGE_LEVEL; two NETs on one NIC node are at PORT.
   const level = inputs.mergeLevel.level;
   if (inputs.mergeLevel.log) result.notes.push(`NCCL_NET_MERGE_LEVEL='${inputs.mergeLevel.raw}' is not a level name: INFO "${inputs.mergeLevel.log}", so no fusion`);
-  if (level !== 'LOC' && level !== 'PORT') result.notes.push(`NCCL_NET_MERGE_LEVEL=${level} also fuses NICs further apart than one PCI device; ncclx shows only the PORT-level groups (the rest depends on the GPU/PCI topology)`);
-  // What ncclx ib knows of the distance between two NETs: PORT when they share a NIC node, further otherwise.
-  const nicKey = (d: NcclIbDevice) => (d.pciPathIsPci && d.pciPath ? lastComponent(d.pciPath) : 'first CPU (not a PCI device)');
-  const port = mergeRank('PORT');
+  const places = devices.map((d) => netPlace(d.pciPath, d.pciPathIsPci, d.numa ?? null));
+  const pathOf = (members: number[]) => xmlNetPath(members.map((m) => places[m]!), members);
+  // The node a group shares, as the text names it.
+  const keyOf = (members: number[]): string => {
+    const { common } = members.length > 1 ? pathOf(members) : { common: `nic:${places[members[0]!]!.pci[0] ?? ''}` };
+    if (!places[members[0]!]!.pci.length && common.startsWith('nic:')) return 'first CPU (not a PCI device)';
+    if (common.startsWith('nic:')) return common.slice(4);
+    if (common.startsWith('pci:')) return `PCI switch ${common.slice(4)}`;
+    if (common.startsWith('cpu:')) return `CPU ${common.slice(4)}`;
+    return 'the system (several CPUs)';
+  };
+  if (level !== 'LOC' && level !== 'PORT' && devices.some((d) => d.pciPathIsPci && d.numa == null)) result.notes.push(`NCCL_NET_MERGE_LEVEL=${level}: some NICs' numa_node is unknown, so ncclx counts them under CPU 0`);
   // Why the IB transport would refuse a vNIC of these devices (ncclIbMakeVDevice), or null.
   const refusalOf = (members: number[]): 'merge-nics-0' | 'link-layers' | null =>
     inputs.mergeNics.value === 0 ? 'merge-nics-0' : new Set(members.map((m) => devices[m]!.linkLayer)).size > 1 ? 'link-layers' : null;
@@ -503,28 +538,61 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   // ≥ 2.30.7, NCCL_NET_MERGE_POLICY=RAIL: a device joins a root only when the root has an NCCL_IB_HCA rail and it is theirs.
   const byRail = profile.mergePolicy && inputs.mergePolicy.policy === 'RAIL';
   if (profile.mergePolicy && inputs.mergePolicy.log) result.notes.push(`WARN "${inputs.mergePolicy.log}"`);
+  // NCCL_NET_FORCE_MERGE (ncclTopoForceMerge): its groups are fused first, the rest as the level says.
+  const placed = new Set<number>();
+  const forced: number[][] = [];
+  if (inputs.forceMerge !== undefined) {
+    const f = forceMergeGroups(inputs.forceMerge, devices, profile);
+    result.notes.push(...f.notes);
+    if (f.error) {
+      result.refusals.push({ members: f.error.members, cause: 'force-merge', log: f.error.log, level: 'WARN', fatal: true });
+      return result;
+    }
+    if (f.hang !== undefined) {
+      result.hang = f.hang;
+      return result;
+    }
+    for (const g of f.groups) {
+      for (const m of g) placed.add(m);
+      if (g.length > 1) forced.push(g);
+    }
+  }
   const raw = autoMerge(
     devices.length,
-    (i, j) => (nicKey(devices[i]!) === nicKey(devices[j]!) && (!byRail || (devices[i]!.rail !== -1 && devices[i]!.rail === devices[j]!.rail)) ? port : port + 1),
-    level === 'LOC' ? mergeRank('LOC') : port,
+    (i, j) => (!byRail || (devices[i]!.rail !== -1 && devices[i]!.rail === devices[j]!.rail) ? mergeRank(pathOf([i, j]).path) : mergeRank('SYS') + 1),
+    mergeRank(level),
     profile.vnicMaxDevs,
     profile.vnicRefusal === 'retry' ? (g) => refusalOf(g.map((i) => devices[i]!.index)) !== null : null,
     retried,
+    placed,
   );
-  const keyed = (g: number[]) => [nicKey(devices[g[0]!]!), g.map((i) => devices[i]!.index)] as const;
-  const groups = [...retried.map(keyed), ...raw.map(keyed)];
+  // The bus ids of the XML's NIC-side <pci> nodes: a made-up parent's id steps past them.
+  const inUse = new Set(places.flatMap((p) => p.pci));
+  const rules = vnicRules((v) => atLeast(profile.version, v));
+  const keyed = (g: number[]) => [keyOf(g), g.map((i) => devices[i]!.index)] as const;
+  const groups = [...retried.map(keyed), ...forced.map(keyed), ...raw.map(keyed)];
+  const isForced = new Set(forced.map((g) => g.join(',')));
   const fatal = profile.vnicRefusal === 'fatal';
   // From 2.29.2 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
   const quiet = atLeast(profile.version, '2.29.2');
   const after = fatal ? 'ncclTopoMakeVnic returns the error and initialisation fails' : 'NCCL marks them unplaced and places them apart (2.26.2+), so they stay separate NETs';
   for (const [key, members] of groups) {
-    if (members.length < 2 || level === 'LOC') {
+    const force = isForced.has(members.join(','));
+    if (members.length < 2 || (level === 'LOC' && !force)) {
       result.groups.push({ key, members, merged: false, why: level === 'LOC' ? 'NCCL_NET_MERGE_LEVEL resolves to LOC: no fusion' : 'alone on its NIC' });
       continue;
     }
     const names = members.map((m) => `[${m}]${devices[m]!.dev}:${devices[m]!.port}/${llLabel(devices[m]!.linkLayer)}`);
-    const where = key.startsWith('first CPU') ? 'are not PCI devices, so they all attach to the first CPU\'s NIC node' : `share NIC ${key}`;
+    const path = pathOf(members).path;
+    const where = key.startsWith('first CPU') ? 'are not PCI devices, so they all attach to the first CPU\'s NIC node' : path === 'PORT' && !key.startsWith('PCI switch') && !key.startsWith('CPU') ? `share NIC ${key}` : `are ${path} apart (they meet at ${key})`;
     const refusal = refusalOf(members);
+    if (force && refusal) {
+      // A forced group the transport refuses ends the initialisation in every release.
+      const what = refusal === 'merge-nics-0' ? 'NCCL_IB_MERGE_NICS=0 refuses it' : 'they mix InfiniBand and RoCE';
+      result.refusals.push({ members, cause: 'force-merge', level: 'WARN', fatal: true, log: `TOPO/NET : Could not force merge NICs ${members.map((m) => devices[m]!.dev).join(',')}. Please specify a valid NCCL_NET_FORCE_MERGE string.` });
+      result.groups.push({ key, members, merged: false, forced: true, why: `${names.join(', ')} are fused by NCCL_NET_FORCE_MERGE, but ${what}: initialisation fails` });
+      continue;
+    }
     if (refusal === 'merge-nics-0') {
       const log = profile.ibMergeRefusalInfo ? 'NET/IB : Skipping makeVDevice, NCCL_IB_MERGE_NICS=0' : 'NET/IB : Trying to merge multiple devices together when NCCL_IB_MERGE_NICS=0. Please enable it or disable device merging in NCCL.';
       result.refusals.push({ members, cause: 'merge-nics-0', log, level: profile.ibMergeRefusalInfo || quiet ? 'INFO' : 'WARN', fatal });
@@ -548,9 +616,51 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
       result.groups.push({ key, members, merged: false, why: `${names.join(', ')} ${where} but mix InfiniBand and RoCE: the IB transport refuses the virtual NIC; ${after}` });
       continue;
     }
-    result.groups.push({ key, members, merged: true, why: `${names.join(', ')} ${where}: fused into one virtual NIC at NCCL_NET_MERGE_LEVEL=${level}` });
+    // Where the core puts the vNIC decides whether its topology reads it (vnic.ts vnicHome).
+    const home = vnicHome(members.map((m) => places[m]!), members, members.map((m) => devices[m]!.dev), rules, inUse);
+    if (home.kind === 'fatal') {
+      result.refusals.push({ members, cause: 'vnic-parent', log: home.log, level: 'WARN', fatal: true });
+      result.groups.push({ key, members, merged: true, home, why: `${names.join(', ')} ${where}: fused at NCCL_NET_MERGE_LEVEL=${level}, but NCCL cannot place the virtual NIC: WARN "${home.log}" and initialisation fails` });
+      continue;
+    }
+    const lands =
+      home.kind === 'unread' ? `; but ${home.why}, so the virtual NIC is not in NCCL's topology${profile.vnicMode === 'fused-only' ? ' and the fused ports leave it too' : ''}`
+      : home.kind === 'made-up' ? `; NCCL hangs it under a made-up PCI device ${home.bdf} below ${'pci' in home.under ? `PCI switch ${home.under.pci}` : `CPU ${home.under.cpu}`}`
+      : home.kind === 'cpu-nic' ? `; NCCL hangs it in CPU ${home.cpu}'s own NIC node`
+      : '';
+    result.groups.push({ key, members, merged: true, home, ...(force ? { forced: true } : {}), why: `${names.join(', ')} ${where}: fused into one virtual NIC ${force ? 'by NCCL_NET_FORCE_MERGE' : `at NCCL_NET_MERGE_LEVEL=${level}`}${lands}` });
   }
   return result;
+}
+
+/**
+ * ncclTopoForceMerge: each `;` group (strtok: empty ones skipped) is parsed
+ * as NCCL_IB_HCA's list is (parseStringList, at most NCCL_NET_MAX_DEVS_PER_NIC
+ * entries) and matches devices by exact name and port. A group must match
+ * exactly as many devices as it names, or NCCL WARNs and initialisation
+ * fails; a group that parses to nothing is never stepped past (`continue`
+ * before strtok), so NCCL prints its INFO line forever.
+ */
+export function forceMergeGroups(raw: string, devices: NcclIbDevice[], profile: Profile): { groups: number[][]; notes: string[]; error?: { members: number[]; log: string }; hang?: string } {
+  // strtok cuts the string it logs: the INFO shows the text up to the first ';'.
+  const shown = raw.split(';').find((t) => t !== '') ?? '';
+  const notes = [`INFO "TOPO/NET : Force-fusing NICs using NCCL_NET_FORCE_MERGE=${raw}"`];
+  const groups: number[][] = [];
+  for (const semi of raw.split(';').filter((t) => t !== '')) {
+    const list = parseEntries(semi, { parser: profile.listParser, maxEntries: profile.vnicMaxDevs, fieldsMatter: true });
+    if (list.entries.length === 0) {
+      const info = `NET/IB : Invalid NCCL_NET_FORCE_MERGE specified ${shown}. Couldn't parse substring ${semi}. Please provide a semicolon-delimited list of comma-delimited NIC groups.`;
+      notes.push(`INFO "${info}" (printed without end: NCCL never moves past this group, and initialisation hangs)`);
+      return { groups, notes, hang: semi };
+    }
+    const parsed = { spec: semi, not: false, exact: true, ...list };
+    const members = devices.filter((d) => matchList(d.dev, d.port, parsed).accepted).map((d) => d.index);
+    if (members.length !== list.entries.length) {
+      return { groups, notes, error: { members, log: `TOPO/NET : Only matched ${members.length} devices, ${list.entries.length} requested from ${semi}` } };
+    }
+    groups.push(members);
+  }
+  return { groups, notes };
 }
 
 function netDevicesOf(devices: NcclIbDevice[], merge: MergeResult, profile: Profile): NetDevice[] {
@@ -568,8 +678,8 @@ function netDevicesOf(devices: NcclIbDevice[], merge: MergeResult, profile: Prof
   }
   // The core's vNICs (≥ 2.24.3): numbered as ncclx topo numbers them (vnic.ts netNumbering); a vNIC the
   // topology never reads (2.24.3–2.26.x) is not a device NCCL uses.
-  const fused = merge.groups.filter((g) => g.merged).map((g) => g.members);
-  return netNumbering(fused, devices.length, profile.vnicMode)
+  const fused = merge.groups.filter((g) => g.merged);
+  return netNumbering(fused.map((g) => g.members), devices.length, profile.vnicMode, fused.map((g) => g.home?.kind !== 'unread'), fused.filter((g) => g.forced).length)
     .filter((n) => n.inGraph)
     .map((n) => phys(n.members, n.index));
 }

@@ -284,13 +284,14 @@ function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rule
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const used = ib?.selection.transport.used ? ib.selection : null;
   const devices = placedByFile(used?.devices ?? [], fileNets);
-  return { ib, sys: fuseNets(buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), netFusion(used, profile)) };
+  return { ib, sys: fuseNets(buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), netFusion(used, profile), topo) };
 }
 
 /** The NETs NCCL fuses, as ncclx ib's mergeDevices decides them (one decision for both commands). */
 export function netFusion(selection: Pick<IbSelection, 'devices' | 'merge'> | null, profile: Profile): NetFusion {
   if (!selection) return { fused: [], physical: 0, mode: 'none' };
-  return { fused: selection.merge.groups.filter((g) => g.merged).map((g) => g.members), physical: selection.devices.length, mode: profile.vnicMode };
+  const fused = selection.merge.groups.filter((g) => g.merged);
+  return { fused: fused.map((g) => g.members), homes: fused.map((g) => g.home), forced: fused.filter((g) => g.forced).length, physical: selection.devices.length, mode: profile.vnicMode };
 }
 
 /** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */
@@ -518,8 +519,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     }
   }
   // Fused NICs: the IB model's own findings, the same words as `ncclx ib` and the doctor (one decision):
-  // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036).
-  if (ib) for (const f of ib.report.findings) if (f.id === 'IB-035' || f.id === 'IB-036') findings.push(f);
+  // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036), a vNIC NCCL cannot place (IB-037) or never reads (IB-038).
+  if (ib) for (const f of ib.report.findings) if (['IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
   return {
     ...base,
     unavailable: null,

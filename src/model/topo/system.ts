@@ -8,7 +8,7 @@
 // search. Pure.
 
 import type { NcclIbDevice } from '../nccl/ib.js';
-import { netNumbering } from '../nccl/vnic.js';
+import { netNumbering, netPlace, type VnicHome } from '../nccl/vnic.js';
 import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
 
 /** Path types in NCCL's order (≥ 2.27.5 numbering); only the order matters for decisions. */
@@ -100,6 +100,25 @@ function gts(s: string | null): number {
   return m ? Number(m[1]) : Infinity;
 }
 
+/**
+ * The link_width and link_speed NCCL's XML gives a <pci> node (xml.cc
+ * ncclTopoGetXmlFromSys): the smaller of the device's and its upstream
+ * port's max_link_width, and the slower max_link_speed; an unknown function
+ * has neither (width 0, speed '').
+ */
+export function pciLink(fns: Map<string, TopoFunction>, f: TopoFunction | undefined): { width: number; speed: string } {
+  if (!f) return { width: 0, speed: '' };
+  const p = f.path[f.path.length - 2];
+  const port = p && BDF.test(p) ? (fns.get(p) ?? null) : null;
+  const dev = gts(f.maxLinkSpeed);
+  const portS = gts(port?.maxLinkSpeed ?? null);
+  const speed = portS < dev ? port!.maxLinkSpeed! : (f.maxLinkSpeed ?? '');
+  return { width: Math.min(f.maxLinkWidth ?? 0, port?.maxLinkWidth ?? 0), speed };
+}
+
+/** ncclTopoAddPci: width × the generation's rate per lane (a width of 0 counts as 16). */
+export const linkBwOf = (width: number, speed: string): number => ((width || 16) * pciGen(speed)) / 80;
+
 export interface TopoSystem {
   nodes: TNode[];
   gpus: TNode[];
@@ -185,19 +204,9 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
   };
   // The CPU of a NUMA id as read: an unreadable numa_node reads as '' and converts to 0.
   const cpuOf = (numa: number | null) => node('CPU', String(numa ?? 0), { numa: String(numa ?? 0) });
-  const sysParent = (f: TopoFunction): TopoFunction | null => {
-    const p = f.path[f.path.length - 2];
-    return p && BDF.test(p) ? (fns.get(p) ?? null) : null;
-  };
   const linkBw = (f: TopoFunction | undefined): number => {
-    if (!f) return 16 * 60 / 80;
-    const port = sysParent(f);
-    const dev = gts(f.maxLinkSpeed);
-    const portS = gts(port?.maxLinkSpeed ?? null);
-    const speed = portS < dev ? port!.maxLinkSpeed! : (f.maxLinkSpeed ?? '');
-    let width = Math.min(f.maxLinkWidth ?? 0, port?.maxLinkWidth ?? 0);
-    if (width === 0) width = 16;
-    return (width * pciGen(speed)) / 80;
+    const { width, speed } = pciLink(fns, f);
+    return linkBwOf(width, speed);
   };
   // Attach a PCI node (GPU, NIC or switch) to its parent as NCCL finds it, recursively.
   const attach = (n: TNode, bdf: string): void => {
@@ -290,9 +299,12 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
   return { nodes, gpus, nets, cpus, parents, notes, nvb, typeFirst };
 }
 
-/** The NET fusion NCCL applies: the groups it fuses (NCCL indexes), the physical device count, the release's mode (Profile.vnicMode). */
+/** The NET fusion NCCL applies: the groups it fuses (NCCL indexes), where each group's vNIC lands (vnic.ts vnicHome, parallel to `fused`), the physical device count, the release's mode (Profile.vnicMode). */
 export interface NetFusion {
   fused: number[][];
+  homes?: (VnicHome | undefined)[];
+  /** How many of `fused`, first, NCCL_NET_FORCE_MERGE made (numbered before AutoMerge's). */
+  forced?: number;
   physical: number;
   mode: 'none' | 'every-group' | 'fused-only';
 }
@@ -300,43 +312,113 @@ export interface NetFusion {
 /**
  * How NCCL's core turns AutoMerge groups into NET devices (topo.cc
  * ncclTopoProcessNet, ncclTopoMakeVnic, ncclTopoGetVNicParent; nccl-behavior.md
- * §7.3). AutoMerge's groups are the fused ones plus every other device alone,
- * in root order (a group's root is its lowest index).
- * - 'fused-only' (≥ 2.27.3): each fused group becomes a NET numbered from the
- *   physical count in group order, placed under its members' NIC (the common
- *   parent at PORT, raised to that NIC's PCI node), with the members' summed
- *   rate; the members (keep=0) are trimmed from the graph. Others keep theirs.
- * - 'every-group' (2.24.3–2.26.x): every group, of one device too, becomes a
- *   virtual device numbered from the physical count. A group of one reuses its
- *   physical <net> (same name), so that NET is renumbered; the members of a
- *   fused group keep their NETs and indexes (the trim of those releases leaves
- *   <net> nodes), and the vNIC lands in a <nic> nested in the members' <nic>
- *   (the common parent at PORT), which ncclTopoAddNic does not read.
+ * §7.3), numbered as netNumbering numbers them, each vNIC where its home says:
+ * - 'in-nic': in its members' NIC node, in their place (≥ 2.27.3 at PORT);
+ * - 'made-up': under a new NIC node (the made-up <pci>, NIC 0's link) below
+ *   the common switch or CPU; 'widen' raises link widths to the members'
+ *   aggregate (ncclTopoFindLinkWidth): 'chain' (2.28.3–2.30.4) every <pci>
+ *   from a member up to the common switch, that switch included, so NIC 0's
+ *   copied link too; 'parent' (≥ 2.30.7) the made-up link and the switch's;
+ * - 'cpu-nic': under the CPU's own NIC node (LOC_BW), where NICs off the PCI tree hang;
+ * - 'unread' / 'fatal': not in the graph.
+ * In 'fused-only' the members leave the graph (keep=0); in 'every-group' they stay.
+ * `topo` gives the link widths; without it the made-up link copies NIC 0's and nothing is widened.
  */
-export function fuseNets(sys: TopoSystem, f: NetFusion): TopoSystem {
+export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSystem {
   if (f.mode === 'none') return sys;
+  const fns = new Map((topo?.functions ?? []).map((x) => [x.bdf, x]));
   const byIndex = new Map(sys.nets.map((n) => [n.ib!.index, n]));
+  const homeOf = new Map(f.fused.map((g, k) => [g.join(','), f.homes?.[k]]));
   const replace = new Map<TNode, TNode | null>();
-  // One numbering with ncclx ib (vnic.ts netNumbering); here it is applied to the graph's NET nodes.
-  for (const n of netNumbering(f.fused, f.physical, f.mode)) {
-    const nets = n.members.map((m) => byIndex.get(m)).filter((x): x is TNode => !!x);
-    if (!n.inGraph) {
-      sys.notes.push(`NET ${n.index} (${nets.map((x) => x.ib!.dev).join('+')}): this release places the vNIC in a <nic> inside its members' <nic>, which it does not read; ${nets.map((x) => `${x.ib!.dev} (NET ${x.ib!.index})`).join(', ')} stay in the graph`);
-      continue;
+  const added: TNode[] = [];
+  const parents = new Map(sys.parents);
+  const nodeOf = (key: string): TNode | undefined => (key.startsWith('CPU ') ? sys.cpus.find((c) => c.key === key.slice(4)) : sys.nodes.find((n) => (n.kind === 'PCI' || n.kind === 'NIC') && n.bdf === key));
+  // A <pci> node's uplink at a new width (its bandwidth in both directions, links kept sorted).
+  const widenTo = (bdf: string, width: number) => {
+    const n = sys.nodes.find((x) => (x.kind === 'PCI' || x.kind === 'NIC') && x.bdf === bdf);
+    const up = n && nodeOf(parents.get(`${n.kind}:${bdf}`) ?? '');
+    if (!n || !up) return;
+    const bw = linkBwOf(width, pciLink(fns, fns.get(bdf)).speed);
+    for (const [a, b] of [[n, up], [up, n]] as const) {
+      for (const l of a.links) if (l.rem === b && l.type === 'PCI') l.bw = bw;
+      a.links.sort((p, q) => q.bw - p.bw);
     }
+  };
+  // One numbering with ncclx ib (vnic.ts netNumbering); here it is applied to the graph's NET nodes.
+  // Without a home (a caller that knows none), PORT-level fusion as each release places it.
+  const read = f.fused.map((g) => {
+    const h = homeOf.get(g.join(','));
+    return h ? h.kind !== 'unread' && h.kind !== 'fatal' : f.mode === 'fused-only';
+  });
+  for (const n of netNumbering(f.fused, f.physical, f.mode, read, f.forced ?? 0)) {
+    const nets = n.members.map((m) => byIndex.get(m)).filter((x): x is TNode => !!x);
     if (n.members.length === 1) {
       // A device alone keeps its NET node, renumbered in 2.24.3–2.26.x.
-      if (nets[0] && nets[0].ib!.index !== n.index) nets[0].ib = { ...nets[0].ib!, index: n.index };
+      if (nets[0] && nets[0].ib!.index !== n.index && !f.fused.some((g) => g.length > 1 && g.includes(n.members[0]!))) nets[0].ib = { ...nets[0].ib!, index: n.index };
+      continue;
+    }
+    const home = homeOf.get(n.members.join(','));
+    const names = nets.map((x) => x.ib!.dev).join('+');
+    if (!n.inGraph) {
+      const why = home?.kind === 'unread' ? home.why : "its <nic> is nested in the members' <nic>, which the topology does not read";
+      if (f.mode === 'fused-only') {
+        sys.notes.push(`NET ${n.index} (${names}): ${why}, so this virtual NIC is not in NCCL's topology, and its ports leave it (keep=0)`);
+        for (const x of nets) replace.set(x, null);
+      } else sys.notes.push(`NET ${n.index} (${names}): ${why}; ${nets.map((x) => `${x.ib!.dev} (NET ${x.ib!.index})`).join(', ')} stay in the graph`);
       continue;
     }
     const vnic = vnicNode(nets, n.index);
-    nets.forEach((x, i) => replace.set(x, i === 0 ? vnic : null));
+    if (f.mode === 'fused-only') nets.forEach((x, i) => replace.set(x, i === 0 ? vnic : null));
+    if (!home || home.kind === 'in-nic') continue;
+    // A NIC node of its own: the made-up <pci> below the switch or CPU, or the CPU's NIC node.
+    let nic: TNode;
+    let up: TNode | undefined;
+    let bw: number;
+    if (home.kind === 'cpu-nic') {
+      up = sys.cpus.find((c) => c.key === home.cpu);
+      nic = sys.nodes.find((x) => x.kind === 'NIC' && x.key === `virtual:${home.cpu}`) ?? { kind: 'NIC', key: `virtual:${home.cpu}`, links: [], bdf: null, numa: null, ib: null };
+      bw = LOC_BW;
+    } else if (home.kind === 'made-up') {
+      up = 'pci' in home.under ? nodeOf(home.under.pci) : sys.cpus.find((c) => c.key === (home.under as { cpu: string }).cpu);
+      const places = nets.map((x) => netPlace(x.ib!.pciPath, x.ib!.pciPathIsPci, x.ib!.numa ?? null));
+      const nic0 = fns.get(places[0]!.pci[0]!);
+      const link0 = pciLink(fns, nic0);
+      let width = link0.width;
+      if (home.widen !== 'none' && topo) {
+        const parentBdf = 'pci' in home.under ? home.under.pci : null;
+        const below = places.map((p) => (parentBdf ? p.pci.slice(0, Math.max(0, p.pci.indexOf(parentBdf))) : p.pci));
+        width = aggregateWidth(below, (b) => pciLink(fns, fns.get(b)).width);
+        if (home.widen === 'chain') for (const b of new Set(below.flat())) widenTo(b, width);
+        if (parentBdf) widenTo(parentBdf, width);
+      }
+      // The made-up <pci> copies NIC 0's attributes, its NUMA node among them.
+      nic = { kind: 'NIC', key: `made-up:${home.bdf}`, links: [], bdf: home.bdf, numa: nic0?.numaNode != null ? String(nic0.numaNode) : null, ib: null };
+      bw = linkBwOf(width, link0.speed);
+      sys.notes.push(`NET ${n.index} (${names}): NCCL hangs this virtual NIC under a made-up PCI device ${home.bdf} (a copy of ${nic0?.bdf ?? 'NIC 0'}, ${width || 16} lanes) below ${'pci' in home.under ? `PCI switch ${home.under.pci}` : `CPU ${home.under.cpu}`}`);
+    } else continue;
+    if (!up) {
+      sys.notes.push(`NET ${n.index} (${names}): the node NCCL hangs this virtual NIC from is not in ncclx's graph; left out`);
+      continue;
+    }
+    if (!sys.nodes.includes(nic) && !added.includes(nic)) {
+      added.push(nic);
+      for (const [a, b] of [[nic, up], [up, nic]] as const) {
+        a.links.push({ type: 'PCI', bw, rem: b });
+        a.links.sort((p, q) => q.bw - p.bw);
+      }
+      if (nic.bdf) parents.set(`NIC:${nic.bdf}`, up.kind === 'CPU' ? `CPU ${up.key}` : up.bdf!);
+    }
+    vnic.links[0]!.rem = nic;
+    nic.links.push({ type: 'NET', bw: vnic.links[0]!.bw, rem: vnic });
+    nic.links.sort((p, q) => q.bw - p.bw);
+    // Its NET stands where its first member stood (every-group: after the members, which stay).
+    if (f.mode !== 'fused-only') added.push(vnic);
   }
-  if (!replace.size) return sys;
+  if (!replace.size && !added.length) return { ...sys, parents };
   for (const [old, vnic] of replace) {
     const nic = old.links.find((l) => l.type === 'NET')!.rem;
     nic.links = nic.links.filter((l) => l.rem !== old);
-    if (vnic) {
+    if (vnic && vnic.links[0]!.rem === old) {
       vnic.links[0]!.rem = nic;
       nic.links.push({ type: 'NET', bw: vnic.links[0]!.bw, rem: vnic });
       nic.links.sort((p, q) => q.bw - p.bw);
@@ -344,7 +426,36 @@ export function fuseNets(sys: TopoSystem, f: NetFusion): TopoSystem {
   }
   // The vNIC takes its first member's place (its <net> follows theirs in the same <nic>).
   const swap = (list: TNode[]) => list.flatMap((n) => (replace.has(n) ? (replace.get(n) ? [replace.get(n)!] : []) : [n]));
-  return { ...sys, nodes: swap(sys.nodes), nets: swap(sys.nets) };
+  const extraNets = added.filter((n) => n.kind === 'NET');
+  return { ...sys, parents, nodes: [...swap(sys.nodes), ...added], nets: [...swap(sys.nets), ...extraNets] };
+}
+
+/**
+ * ncclTopoFindLinkWidth below the common node: `below` holds each member's
+ * <pci> nodes under it, nearest first. A NIC counts its own width; a switch
+ * the smaller of its width and its members' sum (the sum when its width is
+ * unknown); the common node sums its branches.
+ */
+function aggregateWidth(below: string[][], width: (bdf: string) => number): number {
+  // Each chain read top-down (its last entry is its top node under the common one).
+  const rec = (node: string, level: number, chains: string[][]): number => {
+    const deeper = chains.filter((c) => c.length > level + 1);
+    if (!deeper.length) return width(node);
+    let total = 0;
+    for (const [child, group] of byNode(deeper, level + 1)) total += rec(child, level + 1, group);
+    const my = width(node);
+    return total === 0 ? my : my > 0 ? Math.min(my, total) : total;
+  };
+  let sum = 0;
+  for (const [top, group] of byNode(below.filter((c) => c.length).map((c) => [...c].reverse()), 0)) sum += rec(top, 0, group);
+  return sum;
+}
+
+/** Chains grouped by their node at `level`, in first-seen order. */
+function byNode(chains: string[][], level: number): Map<string, string[][]> {
+  const out = new Map<string, string[][]>();
+  for (const c of chains) out.set(c[level]!, [...(out.get(c[level]!) ?? []), c]);
+  return out;
 }
 
 /** A vNIC's NET node: named `a+b` as the IB transport names it, its rate the members' sum (ncclIbMakeVDevice). */
@@ -562,7 +673,7 @@ export interface GpuNicMap {
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
 export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean, fusion: NetFusion = { fused: [], physical: ibDevices.length, mode: 'none' }): GpuNicMap {
-  const sys = fuseNets(buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), fusion);
+  const sys = fuseNets(buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), fusion, topo);
   const m = effectivePaths(sys, rules, gdrOk).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);
