@@ -231,6 +231,9 @@ describe('merging ports that share a NIC', () => {
     expect(m.selection.netDevices.map((n) => `${n.index}:${n.name}`)).toEqual(['0:mlx5_0', '3:mlx5_1+mlx5_2']);
     // Before 2.26.2 the same refusal ends the init.
     expect(run(three, '2.25.1').selection.transport.status).toBe('merge-refused');
+    // 2.26.x renumber every group AutoMerge made — device 0 is in none, so it stays NET 0; the vNIC (3) is nested, never read.
+    expect(run(three, '2.26.2').selection.netDevices.map((n) => `${n.index}:${n.name}`)).toEqual(['0:mlx5_0', '1:mlx5_1', '2:mlx5_2']);
+    expect(run(three, '2.26.2').selection.merge.unplaced).toEqual([0]);
   });
   it('NCCL_NET_MERGE_POLICY=RAIL (2.30.7): a port joins a vNIC only when the root has an NCCL_IB_HCA rail and it is the same', () => {
     const names = (v: string, env: Record<string, string>) => run(dual(), v, env).selection.netDevices.map((n) => n.name);

@@ -184,6 +184,8 @@ export interface MergeResult {
   refusals: { members: number[]; cause: 'link-layers' | 'merge-nics-0' | 'vnic-parent' | 'force-merge'; log: string; level: 'WARN' | 'INFO'; fatal: boolean }[];
   /** NCCL_NET_FORCE_MERGE names a group that parses to no device: NCCL's loop never moves past it, and initialisation hangs printing its INFO line. */
   hang?: string;
+  /** Devices AutoMerge never placed (from 2.26.2 a refused root 0 is not revisited): no virtual device stands for them. */
+  unplaced?: number[];
   notes: string[];
 }
 
@@ -571,6 +573,9 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   const rules = vnicRules((v) => atLeast(profile.version, v));
   const keyed = (g: number[]) => [keyOf(g), g.map((i) => devices[i]!.index)] as const;
   const groups = [...retried.map(keyed), ...forced.map(keyed), ...raw.map(keyed)];
+  const inGroup = new Set([...placed, ...raw.flat()]);
+  const unplaced = devices.map((d) => d.index).filter((i) => !inGroup.has(i));
+  if (unplaced.length) result.unplaced = unplaced;
   const isForced = new Set(forced.map((g) => g.join(',')));
   const fatal = profile.vnicRefusal === 'fatal';
   // From 2.29.2 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
@@ -679,7 +684,7 @@ function netDevicesOf(devices: NcclIbDevice[], merge: MergeResult, profile: Prof
   // The core's vNICs (≥ 2.24.3): numbered as ncclx topo numbers them (vnic.ts netNumbering); a vNIC the
   // topology never reads (2.24.3–2.26.x) is not a device NCCL uses.
   const fused = merge.groups.filter((g) => g.merged);
-  return netNumbering(fused.map((g) => g.members), devices.length, profile.vnicMode, fused.map((g) => g.home?.kind !== 'unread'), fused.filter((g) => g.forced).length)
+  return netNumbering(fused.map((g) => g.members), devices.length, profile.vnicMode, fused.map((g) => g.home?.kind !== 'unread'), fused.filter((g) => g.forced).length, merge.unplaced)
     .filter((n) => n.inGraph)
     .map((n) => phys(n.members, n.index));
 }

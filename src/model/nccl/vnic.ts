@@ -68,10 +68,11 @@ export interface NetNumber {
  *   (so NET 0 disappears); a fused group's members stay as they were, under
  *   their own indexes, beside its vNIC when that is read.
  * - 'none': the physical devices.
- * The first `forced` fused groups (NCCL_NET_FORCE_MERGE) are numbered first.
+ * The first `forced` fused groups (NCCL_NET_FORCE_MERGE) are numbered first;
+ * `unplaced` devices (never placed by AutoMerge) keep their index.
  * The one numbering `ncclx ib` and `ncclx topo` both show.
  */
-export function netNumbering(fused: number[][], physical: number, mode: 'none' | 'every-group' | 'fused-only', read: boolean[] = fused.map(() => true), forced = 0): NetNumber[] {
+export function netNumbering(fused: number[][], physical: number, mode: 'none' | 'every-group' | 'fused-only', read: boolean[] = fused.map(() => true), forced = 0, unplaced: readonly number[] = []): NetNumber[] {
   const all = Array.from({ length: physical }, (_, i) => i);
   if (mode === 'none') return all.map((i) => ({ index: i, members: [i], inGraph: true }));
   const inFused = new Set(fused.flat());
@@ -86,6 +87,11 @@ export function netNumbering(fused: number[][], physical: number, mode: 'none' |
     for (const { g, fused: f, read: r } of groups) if (f) out.push({ index: next++, members: g, inGraph: r });
   } else {
     for (const { g, fused: f, read: r } of groups) {
+      // A device AutoMerge never placed (a refused root 0, 2.26.x) gets no virtual device: it keeps its index.
+      if (!f && unplaced.includes(g[0]!)) {
+        out.push({ index: g[0]!, members: g, inGraph: true });
+        continue;
+      }
       const index = next++;
       if (!f) out.push({ index, members: g, inGraph: true });
       else {

@@ -291,7 +291,7 @@ function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rule
 export function netFusion(selection: Pick<IbSelection, 'devices' | 'merge'> | null, profile: Profile): NetFusion {
   if (!selection) return { fused: [], physical: 0, mode: 'none' };
   const fused = selection.merge.groups.filter((g) => g.merged);
-  return { fused: fused.map((g) => g.members), homes: fused.map((g) => g.home), forced: fused.filter((g) => g.forced).length, physical: selection.devices.length, mode: profile.vnicMode };
+  return { fused: fused.map((g) => g.members), homes: fused.map((g) => g.home), forced: fused.filter((g) => g.forced).length, unplaced: selection.merge.unplaced, physical: selection.devices.length, mode: profile.vnicMode };
 }
 
 /** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */

@@ -305,6 +305,8 @@ export interface NetFusion {
   homes?: (VnicHome | undefined)[];
   /** How many of `fused`, first, NCCL_NET_FORCE_MERGE made (numbered before AutoMerge's). */
   forced?: number;
+  /** Devices AutoMerge never placed (kept under their own index). */
+  unplaced?: number[];
   physical: number;
   mode: 'none' | 'every-group' | 'fused-only';
 }
@@ -350,7 +352,7 @@ export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSy
     const h = homeOf.get(g.join(','));
     return h ? h.kind !== 'unread' && h.kind !== 'fatal' : f.mode === 'fused-only';
   });
-  for (const n of netNumbering(f.fused, f.physical, f.mode, read, f.forced ?? 0)) {
+  for (const n of netNumbering(f.fused, f.physical, f.mode, read, f.forced ?? 0, f.unplaced)) {
     const nets = n.members.map((m) => byIndex.get(m)).filter((x): x is TNode => !!x);
     if (n.members.length === 1) {
       // A device alone keeps its NET node, renumbered in 2.24.3–2.26.x.
