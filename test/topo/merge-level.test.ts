@@ -124,6 +124,7 @@ describe('NCCL_NET_MERGE_LEVEL in ncclx ib and ncclx topo (one decision)', () =>
     expect(sys.nets.map((n) => `${n.ib!.index} ${n.ib!.dev}`)).toEqual(['4 mlx5_0+mlx5_1', '2 mlx5_2', '3 mlx5_3']);
     const nic = sys.nets[0]!.links[0]!.rem;
     expect(nic.bdf).toBe('0000:03:00.1');
+    expect(nic.numa).toBe('0'); // copied from NIC 0 with its other attributes
     expect(nic.links.find((l) => l.rem.bdf === '0000:01:00.0')!.bw).toBe(72);
     expect(bwUp(sys, '0000:01:00.0')).toBe(72);
     const m = pathMatrix(sys);

@@ -408,7 +408,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const nicNode = n.links.find((l) => l.type === 'NET')!.rem;
     const bdf = nicNode.bdf;
     const members = (n.members ?? []).map((m) => ({ index: m.index, device: m.dev, port: m.port }));
-    return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? null) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps, members };
+    return { index: d.index, device: d.dev, port: d.port, bdf, numaNode: bdf ? (fns.get(bdf)?.numaNode ?? (nicNode.numa !== null ? Number(nicNode.numa) : null)) : null, parents: bdf ? chain(`NIC:${bdf}`) : ['first CPU (no PCI path)'], link: bdf ? linkState(fns.get(bdf)) : null, rateGbps: d.rateGbps, members };
   });
   const terms = p2pTerms(profile, env.vars, rules, gdrOk);
   const p2p = gpus.map((g) => gpus.map((d) => p2pNetFor(sys, matrix, relay, g.index, d.index, 0, terms)));
