@@ -37,6 +37,23 @@ function asBytes(lines: string[], c = new LogCollector()): LogCollector {
   return c;
 }
 
+/** Every line as bytes of one chunk, as the reader hands over a chunk's lines (a line with a non-ASCII byte goes as text). */
+function asChunk(lines: string[], c = new LogCollector()): LogCollector {
+  const ls = lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const b = Buffer.from(ls.join('\n'), 'latin1');
+  let a = 0;
+  for (const l of ls) {
+    const e = a + l.length;
+    if (/[^\x00-\x7f]/.test(l)) c.addLine(l);
+    else {
+      const k = b.indexOf('NCCL', a);
+      c.addAsciiLine(b as unknown as AsciiBytes, a, e, k >= 0 && k < e ? k : -1);
+    }
+    a = e + 1;
+  }
+  return c;
+}
+
 /** The lines cut at `cuts`, each part read by a collector of its own, then merged in order; null when a merge declines. */
 function inParts(lines: string[], cuts: number[], read = asBytes) {
   const bounds = [0, ...cuts, lines.length];
@@ -112,6 +129,66 @@ describe('channel lines read from bytes', () => {
     expect(asBytes([CHANNEL.replace(/via .*/, 'via constructor'), CHANNEL.replace(/via .*/, 'via constructor')]).result().ranks[0]!.transports).toEqual({ constructor: 2 });
     // Control: the plain shape is taken from the bytes (a collector fed nothing else still counts it).
     expect(asBytes([CHANNEL]).result().ranks[0]).toMatchObject({ rank: 0, transports: { 'NET/IB': 1 }, netChannels: 1, gdrChannels: 1 });
+  });
+});
+
+describe('what the byte path remembers from line to line', () => {
+  // Headers and vias are recognised by their bytes, and a channel line's rank by its process and number:
+  // a header or via one byte off, of the same length, must not be taken for the one before it.
+  const head = (host: string, pid: number, tid: number, dev: number) => `[1,${pid}]<stdout>:${host}:${pid}:${tid} [${dev}] NCCL INFO `;
+  const chan = (from: number, to: number, via: string, dir = '') => `Channel 00/0 : ${from}[0] -> ${to}[1] ${dir}via ${via}`;
+  const lines = [
+    head('gpu1', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA', '[send] '),
+    head('gpu1', 11, 12, 0) + chan(0, 8, 'NET/IB/1/GDRDMA', '[send] '),
+    head('gpu1', 11, 12, 0) + chan(7, 0, 'NET/IB/1/GDRDMA', '[receive] '),
+    head('gpu2', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA', '[send] '),
+    head('gpu1', 11, 13, 0) + chan(0, 8, 'NET/IB/0/GDRDNA', '[send] '),
+    head('gpu1', 12, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA'),
+    head('gpu1', 11, 12, 1) + chan(1, 2, 'P2P/IPC/read'),
+    head('gpu1', 11, 12, 1) + chan(1, 2, 'P2P/IPC/reae'),
+    head('gpu1', 11, 12, 0) + chan(0, 1, 'SHM/direct/direct'),
+    head('gpu1', 11, 12, 0) + chan(2, 1, 'SHM/direct/direct', '[receive] '),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(200)}`),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(199)}y`),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(120)}`),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(119)}y`),
+    `${'z'.repeat(600)} ${head('gpu3', 11, 12, 0)}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `${'z'.repeat(600)} ${head('gpu3', 11, 12, 0)}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `${'z'.repeat(599)}y ${head('gpu3', 11, 12, 0)}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    head('', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA'),
+    head('', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA'),
+    `gpu1:11:12 [0] ${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [0]${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [0]${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [x] ${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [x] ${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    // 'Aa' and 'BB' hash alike (31 × 65 + 97 = 31 × 66 + 66): the bytes, not the hash, must decide, from the first byte on.
+    `Aa:11:12 [0] NCCL INFO ${chan(0, 8, 'Aa/x')}`,
+    `BB:11:12 [0] NCCL INFO ${chan(0, 8, 'BB/x')}`,
+    `Aa:11:12 [0] NCCL INFO ${chan(0, 8, 'BB/x')}`,
+    `BB:11:12 [0] NCCL INFO ${chan(0, 8, 'Aa/x')}`,
+    // One byte off, the first: the previous line's header is compared whole.
+    `gpu1:11:12 [0] NCCL INFO ${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `hpu1:11:12 [0] NCCL INFO ${chan(0, 8, 'MET/IB/0/GDRDMA')}`,
+  ];
+
+  it('gives what the text gives, line by line and in any order', () => {
+    const text = asText(lines).result();
+    expect(asBytes(lines).result()).toEqual(text);
+    expect(asChunk(lines).result()).toEqual(text);
+    expect(asChunk([...lines].reverse()).result()).toEqual(asText([...lines].reverse()).result());
+    // Each line twice in a row, then the whole list again: every entry is met again after others.
+    const twice = [...lines.flatMap((l) => [l, l]), ...lines];
+    expect(asChunk(twice).result()).toEqual(asText(twice).result());
+  });
+
+  it('random orders of near-identical lines', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...lines), { minLength: 1, maxLength: 40 }), (ls) => {
+        expect(asChunk(ls).result()).toEqual(asText(ls).result());
+      }),
+      runs(200),
+    );
   });
 });
 

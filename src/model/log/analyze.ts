@@ -4,8 +4,8 @@
 // collector keeps facts, not lines, so memory follows hosts and ranks, not
 // the log's size.
 
-import { factOf, type Endpoint, type Fact, type IbEntry } from './facts.js';
-import { channelFromBytes, channelHeadAt, type AsciiBytes } from './ascii.js';
+import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
+import { channelAt, channelHeadAt, channelRead, copyBytes, sameBytes, type AsciiBytes } from './ascii.js';
 import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
@@ -167,6 +167,17 @@ const MAX_PER_HOST = 256;
 /** The first line of a problem is kept to show it, up to this many characters. */
 const LINE_KEEP = 4096;
 const OVERFLOW_HOST = '(more hosts than ncclx keeps)';
+/** A header of the byte path and what it parses to (LogCollector.asciiHead). */
+interface AsciiHead {
+  bytes: Uint8Array;
+  prefix: Prefix;
+  /** Its process, once a channel line asked (kept: procs never drops one). */
+  proc: Proc | null;
+}
+const HEAD_MAX = 8192;
+/** Longer headers are parsed from their text each time: the table holds at most HEAD_MAX × HEAD_KEEP bytes. */
+const HEAD_KEEP = 512;
+const EMPTY = new Uint8Array(0);
 const keptLine = (raw: string) => own(raw.length > LINE_KEEP ? `${raw.slice(0, LINE_KEEP)}…` : raw);
 
 // The map keys a collector and absorb() must spell alike: a process, a rank of it, a problem.
@@ -267,11 +278,10 @@ export class LogCollector {
     const m = channelHeadAt(b, k, e);
     if (m >= 0 && this.procs.size < MAX_MAP) {
       const proc = this.asciiProc(b, a, k);
-      const f = proc && channelFromBytes(b, m, e);
-      if (f?.kind === 'channel') {
+      if (proc && channelAt(b, m, e)) {
         this.lines++;
         this.ncclLines++;
-        this.channel(f, proc!);
+        this.channel(proc, channelRead.rank, channelRead.via);
         return;
       }
     }
@@ -299,26 +309,55 @@ export class LogCollector {
     return true;
   }
 
-  private lastInfoPre = '';
-  private lastInfoPrefix: Prefix | null = null;
+  /**
+   * Headers met on the byte path, by a hash of their bytes, with what they
+   * parse to: consecutive lines mostly repeat a header, and comparing its bytes
+   * costs less than making the string to look it up. One entry a hash (a
+   * collision replaces it), cleared past HEAD_MAX; `last` is the entry the
+   * previous line used.
+   */
+  private readonly heads = new Map<number, AsciiHead>();
+  private lastHead: AsciiHead | null = null;
+
+  /** The entry for the header at [a, k): found by its bytes, or parsed and kept; null when clean() would change it or it does not parse. */
+  private asciiHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
+    const n = k - a;
+    const last = this.lastHead;
+    if (last && last.bytes.length === n && sameBytes(b, a, last.bytes)) return last;
+    if (n > HEAD_KEEP) {
+      const p = this.textPrefix(b, a, k);
+      return p && { bytes: EMPTY, prefix: p, proc: null };
+    }
+    let h = 0;
+    for (let i = a; i < k; i++) h = (Math.imul(h, 31) + b[i]!) | 0;
+    let hit = this.heads.get(h);
+    if (!hit || hit.bytes.length !== n || !sameBytes(b, a, hit.bytes)) {
+      const p = this.textPrefix(b, a, k);
+      if (!p) return null;
+      if (this.heads.size >= HEAD_MAX) this.heads.clear();
+      this.heads.set(h, (hit = { bytes: copyBytes(b, a, k), prefix: p, proc: null }));
+    }
+    this.lastHead = hit;
+    return hit;
+  }
+
+  /** NCCL's header before k parsed from its text, when clean() would leave it as it is; null otherwise. */
+  private textPrefix(b: AsciiBytes, a: number, k: number): Prefix | null {
+    const pre = b.latin1Slice(a, k);
+    if (pre.includes('\x1b') || pre.includes('\r')) return null;
+    return parsePrefix(pre);
+  }
 
   /** NCCL's header before k, when clean() would leave it as it is; null otherwise. */
   private asciiPrefix(b: AsciiBytes, a: number, k: number): Prefix | null {
-    const pre = b.latin1Slice(a, k);
-    if (pre === this.lastInfoPre && this.lastInfoPrefix) return this.lastInfoPrefix;
-    if (pre.includes('\x1b') || pre.includes('\r')) return null;
-    const p = parsePrefix(pre);
-    if (p) {
-      this.lastInfoPre = pre;
-      this.lastInfoPrefix = p;
-    }
-    return p;
+    return this.asciiHead(b, a, k)?.prefix ?? null;
   }
 
-  /** The process of the header before k (procOf keeps it by the Prefix asciiPrefix hands back for a repeated header), or null when addLine must judge the line. */
+  /** The process of the header before k, or null when addLine must judge the line. Called only while procs is below its bound, so the process found is one procs keeps and the entry may keep it too. */
   private asciiProc(b: AsciiBytes, a: number, k: number): Proc | null {
-    const p = this.asciiPrefix(b, a, k);
-    return p?.host ? this.procOf({ prefix: p, host: p.host, pid: p.pid }, p.host) : null;
+    const h = this.asciiHead(b, a, k);
+    if (!h?.prefix.host) return null;
+    return (h.proc ??= this.procOf({ prefix: h.prefix, host: h.prefix.host, pid: h.prefix.pid }, h.prefix.host));
   }
 
   private hostOf(l: LogLine): string {
@@ -387,7 +426,7 @@ export class LogCollector {
     if (l.level === 'INFO' && l.host && l.message.charCodeAt(0) === 67 /* C */) {
       const f = factOf(l.message);
       if (f?.kind === 'channel') {
-        this.channel(f, this.procOf(l, l.host));
+        this.channel(this.procOf(l, l.host), f.rank, f);
         return;
       }
     }
@@ -580,19 +619,30 @@ export class LogCollector {
     return false;
   }
 
-  private channel(f: Extract<Fact, { kind: 'channel' }>, proc: Proc): void {
-    const r = this.rankState(proc, f.rank);
-    if (!r) return;
+  /** The rank the last channel line counted for, so the next line of the same rank skips the lookup. */
+  private lastRank: RankFacts | null = null;
+  private lastRankProc: Proc | null = null;
+
+  /** A channel line of `proc` about `rank` over transport `t`. */
+  private channel(proc: Proc, rank: number, t: Via): void {
+    let r = this.lastRank;
+    // A process's RankFacts, once made, stays its own (rankState and absorb only add).
+    if (r === null || r.rank !== rank || this.lastRankProc !== proc) {
+      r = this.rankState(proc, rank);
+      if (!r) return;
+      this.lastRank = r;
+      this.lastRankProc = proc;
+    }
     // Own keys only: a transport named by the log text may be `constructor` or `toString`.
-    if (Object.hasOwn(r.transports, f.transport)) r.transports[f.transport]! += 1;
-    else if (Object.keys(r.transports).length < 64) r.transports[f.transport] = 1;
-    if (f.transport.startsWith('NET/')) {
+    if (Object.hasOwn(r.transports, t.transport)) r.transports[t.transport]! += 1;
+    else if (Object.keys(r.transports).length < 64) r.transports[t.transport] = 1;
+    if (t.transport.startsWith('NET/')) {
       r.netChannels++;
-      if (f.gdr) r.gdrChannels++;
-      if (f.netDev !== null && !r.netDevices.includes(f.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(f.netDev);
+      if (t.gdr) r.gdrChannels++;
+      if (t.netDev !== null && !r.netDevices.includes(t.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(t.netDev);
       // Without a `Using network` line, the channel's transport is the one NCCL used.
-      if (this.summary.transport === null) this.summary.transport = f.transport.slice(4);
-      if (proc.host.transport === null) proc.host.transport = f.transport.slice(4);
+      if (this.summary.transport === null) this.summary.transport = t.transport.slice(4);
+      if (proc.host.transport === null) proc.host.transport = t.transport.slice(4);
     }
   }
 
@@ -663,7 +713,7 @@ export class LogCollector {
         break;
       }
       case 'channel':
-        this.channel(f, proc);
+        this.channel(proc, f.rank, f);
         break;
       case 'gid':
         if (!(String(f.ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(f.ibDev)] = f.gidIndex;
