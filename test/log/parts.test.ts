@@ -192,6 +192,66 @@ describe('what the byte path remembers from line to line', () => {
   });
 });
 
+describe('rank and QP lines read from bytes', () => {
+  // rankAt and gidAt read what facts.ts's RANK and GID regexes read, on the shapes they take; anything else goes as text.
+  // Each part mostly in a shape the byte path takes, sometimes a near-miss that must go as text.
+  const pick = (good: string[], bad: string[]) => fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: fc.constantFrom(...bad) });
+  const rankMsg = fc
+    .tuple(
+      pick(['comm ', 'ncclCommInitRank comm '], ['comm  ', 'Comm ', 'ncclCommInitRank  comm ', 'x comm ']),
+      pick(['0x55d0a001', '(nil)', `0x${'a'.repeat(40)}`, '0x55d0a002'], ['0x', '0xg1', '(nil', '0X1']),
+      pick([' rank '], [' rank  ', ' Rank ', 'rank ']),
+      pick(['3', '0', '007'], ['', '12345678901234567']),
+      pick([' nRanks ', ' nranks '], [' NRanks ', ' nRanks']),
+      pick(['16', '4'], ['', '99999999999999999999', '1x']),
+      fc.array(
+        pick(
+          [' cudaDev 5', ' cudaDev -1', ' cudaDev -0', ' cudaDev 2', ' nvmlDev 5', ' nvmlDev -1', ' busId 1b000', ' busId 1c000', ` busId ${'f'.repeat(40)}`, ` busId ${'f'.repeat(39)}e`, ' commId 0x1', ' nNodes 2', ' localRanks 8 MNNVL 0'],
+          [' cudaDev -', ' cudaDev x', ' nvmlDev -', ' busId ', ' busId 1B0g0', ' commId 0x', ' commId 1'],
+        ),
+        { maxLength: 5 },
+      ),
+      pick(
+        ['', ' - Init COMPLETE', ' - Init START', ' - COMPLETE', ' - START'],
+        [' -  Init COMPLETE', ' - Init Init COMPLETE', ' - Init x - COMPLETE', ' -- START', ' - init START', ' x - Init START - COMPLETE', ' \x1b[0m- Init COMPLETE', ' - Init COMPLETE\x1b[0m x', ' - Init COMPLETE\r x', ' -\x1b[0m Init COMPLETE', ' -\r Init START', ' comm 0x1 rank 9 nranks 10'],
+      ),
+    )
+    .map(([p, comm, r, rank, n, nranks, opt, tail]) => `${p}${comm}${r}${rank}${n}${nranks}${opt.join('')}${tail}`);
+  const gidMsg = fc
+    .tuple(
+      pick(['NET/IB: NCCL Dev 0', 'NET/IB: NCCL Dev 12345678901234567890'], ['NET/IB : NCCL Dev 0', 'NET/IB: NCCL Dev ', 'NET/IB: No device found', 'NET/IB: Using']),
+      pick([' IbDev 3', ' IbDev 1'], [' IbDev ', ' IbDev 12345678901234567', ' IBDev 3', '']),
+      pick([' Port 1 '], [' Port 1', ' Port ', ' Port 1x ']),
+      fc.array(pick(['qpn 9 ', 'mtu 5 ', 'query_ece={supported=1, vendor_id=0x15b3} '], ['xGID 4 ', 'GID x ', 'GID ', '_GID 2 ', '(GID 6) ', 'IbDev 7 Port 2 GID 7 ', 'GID 12345678901234567 ', '\x1b[1m']), { maxLength: 4 }),
+      pick(['GID 3 (80FE/1) fifoRkey=0x2a', 'GID 3', 'GID 0', 'GID 5 GID 6'], ['', 'GID', 'GID 3 \x1b[0m', 'GID 3 \r', 'GI\x1b[0mD 3 GID 4', 'GI\rD 3 GID 4']),
+    )
+    .map(([a, b, c, mid, tail]) => `${a}${b}${c}${mid.join('')}${tail}`);
+  const line = fc.tuple(fc.constantFrom('gpu1', 'gpu2', ''), fc.constantFrom('', '[1,0]<stdout>:', '10.0.0.9: '), fc.integer({ min: -1, max: 2 }), fc.oneof(rankMsg, gidMsg)).map(([h, l, dev, m]) => `${l}${h}:1:1 [${dev}] NCCL INFO ${m}`);
+
+  it('give what the text gives on every shape, near-misses included', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), (ls) => {
+        expect(asChunk(ls).result()).toEqual(asText(ls).result());
+      }),
+      runs(1000),
+    );
+  });
+
+  it('and on the lines the bench log repeats', () => {
+    const ls = [
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO comm 0x55d0a001 rank 5 nRanks 1000 nNodes 125 localRanks 8 localRank 5 MNNVL 0',
+      '[1,5]<stdout>:gpu-node-000:10005:10046 [5] NCCL INFO NET/IB: NCCL Dev 5 IbDev 5 Port 1 qpn 4001 mtu 5 query_ece={supported=1, vendor_id=0x15b3, options=0x30000002, comp_mask=0x0} GID 3 (80FE/1) fifoRkey=0x2a fifoLkey=0x2a',
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO ncclCommInitRank comm 0x55d0a001 rank 5 nranks 1000 cudaDev 5 nvmlDev 5 busId 1b000 commId 0x1 - Init COMPLETE',
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO comm 0x55d0a002 rank 5 nRanks 1000 nNodes 125 localRanks 8 localRank 5 MNNVL 0',
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO ncclCommInitRank comm 0x55d0a002 rank 5 nranks 1000 cudaDev 4 nvmlDev 5 busId 1c000 commId 0x2 - Init START',
+    ];
+    const text = asText(ls).result();
+    expect(asChunk(ls).result()).toEqual(text);
+    expect(text.ranks[0]).toMatchObject({ rank: 5, nranks: 1000, cudaDev: 4, busId: '1c000', comm: '0x55d0a002', initComplete: true });
+    expect(text.hosts[0]!.gidIndex).toEqual({ 5: 3 });
+  });
+});
+
 describe('a log read in parts and merged', () => {
   it('equals the log read whole at every split point of every corpus file (or declines)', () => {
     let exact = 0;

@@ -5,7 +5,7 @@
 // the log's size.
 
 import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
-import { channelAt, channelHeadAt, channelRead, copyBytes, sameBytes, type AsciiBytes } from './ascii.js';
+import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, type AsciiBytes } from './ascii.js';
 import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
@@ -207,6 +207,13 @@ function ifaceOf(f: Fact): ProblemMatch | null {
   return null;
 }
 
+/** Whether bytes [i, e) of b spell s. */
+function sameText(b: AsciiBytes, i: number, e: number, s: string | null): boolean {
+  if (s === null || s.length !== e - i) return false;
+  for (let j = 0; j < s.length; j++) if (b[i + j] !== s.charCodeAt(j)) return false;
+  return true;
+}
+
 /** Keys of `from` that `to` lacks, in `from`'s order (a first statement wins). */
 function addNew<T>(to: Record<string, T>, from: Record<string, T>): void {
   for (const [k, v] of Object.entries(from)) if (!(k in to)) to[k] = v;
@@ -299,8 +306,28 @@ export class LogCollector {
     if (e - k <= 10 || b[k + 4] !== 32 || b[k + 5] !== 73 || b[k + 6] !== 78 || b[k + 7] !== 70 || b[k + 8] !== 79 || b[k + 9] !== 32) return false; // 'NCCL INFO '
     const last = b[e - 1]!;
     if (last <= 32 || last === 93 /* ] */) return false;
-    const p = this.asciiPrefix(b, a, k);
-    if (!p) return false;
+    const h = this.asciiHead(b, a, k);
+    if (!h) return false;
+    const p = h.prefix;
+    // The rank and QP lines NCCL prints for every communicator, read from the bytes as factOf reads their text
+    // (neither is a problem infoProblem or ifaceOf knows); the process comes as for channel lines.
+    if (p.host && this.procs.size < MAX_MAP) {
+      const c = b[k + 10];
+      if ((c === 99 /* c */ || c === 110 /* n */) && rankAt(b, k + 10, e)) {
+        this.lines++;
+        this.ncclLines++;
+        this.learnLauncher(p);
+        this.rankBytes(b, this.headProc(h), p);
+        return true;
+      }
+      if (c === 78 /* N */ && gidAt(b, k + 10, e)) {
+        this.lines++;
+        this.ncclLines++;
+        this.learnLauncher(p);
+        this.gid(this.headProc(h).host, gidRead.ibDev, gidRead.gidIndex);
+        return true;
+      }
+    }
     const message = b.latin1Slice(k + 10, e);
     if (message.includes('\x1b') || message.includes('\r')) return false;
     this.lines++;
@@ -348,16 +375,43 @@ export class LogCollector {
     return parsePrefix(pre);
   }
 
-  /** NCCL's header before k, when clean() would leave it as it is; null otherwise. */
-  private asciiPrefix(b: AsciiBytes, a: number, k: number): Prefix | null {
-    return this.asciiHead(b, a, k)?.prefix ?? null;
-  }
-
-  /** The process of the header before k, or null when addLine must judge the line. Called only while procs is below its bound, so the process found is one procs keeps and the entry may keep it too. */
+  /** The process of the header before k, or null when addLine must judge the line. Called only while procs is below its bound. */
   private asciiProc(b: AsciiBytes, a: number, k: number): Proc | null {
     const h = this.asciiHead(b, a, k);
-    if (!h?.prefix.host) return null;
-    return (h.proc ??= this.procOf({ prefix: h.prefix, host: h.prefix.host, pid: h.prefix.pid }, h.prefix.host));
+    return h?.prefix.host ? this.headProc(h) : null;
+  }
+
+  /** The process of a header with a host, as procOf finds it; called only while procs is below its bound, so it is one procs keeps and the entry may keep it too. */
+  private headProc(h: AsciiHead): Proc {
+    return (h.proc ??= this.procOf({ prefix: h.prefix, host: h.prefix.host, pid: h.prefix.pid }, h.prefix.host!));
+  }
+
+  /** A rank line rankAt() read from b, as fact() takes a rank fact: comm and busId become strings only when they change. */
+  private rankBytes(b: AsciiBytes, proc: Proc, p: Prefix): void {
+    const f = rankRead;
+    const r = this.rankState(proc, f.rank);
+    if (!r) return;
+    r.nranks = f.nranks;
+    if (f.cudaDev !== null) {
+      r.cudaDev = f.cudaDev;
+      this.devStated.add(r);
+    } else if (p.cudaDev !== null && p.cudaDev >= 0) r.cudaDev ??= p.cudaDev;
+    // latin1Slice makes a string of its own: nothing to copy (own) as a slice of a read would need.
+    if (f.busStart >= 0 && !sameText(b, f.busStart, f.busEnd, r.busId)) r.busId = b.latin1Slice(f.busStart, f.busEnd);
+    if (!sameText(b, f.commStart, f.commEnd, r.comm)) r.comm = b.latin1Slice(f.commStart, f.commEnd);
+    if (f.stage === 'complete') r.initComplete = true;
+  }
+
+  /** A `GID` statement of IB device `ibDev` on host h: the first one for a device stands. */
+  private gid(h: HostState, ibDev: number, gidIndex: number): void {
+    if (!(String(ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(ibDev)] = gidIndex;
+  }
+
+  /** What a line with NCCL's host field teaches about its launcher prefix (see hostOf). */
+  private learnLauncher(l: Pick<LogLine, 'host' | 'launcher'>): void {
+    if (!l.host) return;
+    if (l.launcher.task && !this.taskHost.has(l.launcher.task) && this.taskHost.size < MAX_MAP) this.taskHost.set(l.launcher.task, l.host);
+    if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
   }
 
   private hostOf(l: LogLine): string {
@@ -431,10 +485,7 @@ export class LogCollector {
       }
     }
     const host = this.hostOf(l);
-    if (l.host) {
-      if (l.launcher.task && !this.taskHost.has(l.launcher.task) && this.taskHost.size < MAX_MAP) this.taskHost.set(l.launcher.task, l.host);
-      if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
-    }
+    this.learnLauncher(l);
     if (l.level === 'WARN') {
       if (typeof raw === 'function') raw = raw();
       const key = hash53(raw.trim());
@@ -716,7 +767,7 @@ export class LogCollector {
         this.channel(proc, f.rank, f);
         break;
       case 'gid':
-        if (!(String(f.ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(f.ibDev)] = f.gidIndex;
+        this.gid(h, f.ibDev, f.gidIndex);
         break;
       case 'gdr-hca':
         if (!h.gdr.some((g) => g.hca === f.hca) && h.gdr.length < MAX_PER_HOST) h.gdr.push({ hca: f.hca, name: f.name, enabled: f.enabled });

@@ -149,3 +149,161 @@ export function channelAt(b: AsciiBytes, m: number, e: number): boolean {
   }
   return true;
 }
+
+/** The char codes of s. */
+const codes = (s: string): number[] => [...s].map((c) => c.charCodeAt(0));
+const COMM = codes('comm ');
+const INIT_COMM = codes('ncclCommInitRank comm ');
+const NIL = codes('(nil)');
+const RANK = codes(' rank ');
+const CUDA_DEV = codes(' cudaDev ');
+const NVML_DEV = codes(' nvmlDev ');
+const BUS_ID = codes(' busId ');
+const COMM_ID = codes(' commId 0x');
+const INIT = codes('Init ');
+const START = codes('START');
+const COMPLETE = codes('COMPLETE');
+const NET_IB_DEV = codes('NET/IB: NCCL Dev ');
+const IB_DEV = codes(' IbDev ');
+const PORT = codes(' Port ');
+const GID = codes('GID ');
+
+/** Whether bytes [i, i + lit.length) of b, before e, are lit. */
+function litAt(b: AsciiBytes, i: number, e: number, lit: number[]): boolean {
+  if (i + lit.length > e) return false;
+  for (let j = 0; j < lit.length; j++) if (b[i + j] !== lit[j]) return false;
+  return true;
+}
+
+const isHex = (c: number | undefined): boolean => c !== undefined && ((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102));
+
+function hexEnd(b: AsciiBytes, i: number, e: number): number {
+  while (i < e && isHex(b[i])) i++;
+  return i;
+}
+
+/** Digits longer than this are left to Number() on the text path (numberAt's sum is exact below 2^53). */
+const DIGITS_MAX = 15;
+
+const isWord = (c: number | undefined): boolean => c !== undefined && ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95);
+
+/**
+ * What rankAt() last read: the rank fact of facts.ts's RANK regex, with comm
+ * and busId as byte ranges (cut at 32, as factOf cuts them; busStart -1 when
+ * absent), so a line that repeats them makes no string.
+ */
+export const rankRead = { commStart: 0, commEnd: 0, rank: 0, nranks: 0, cudaDev: null as number | null, busStart: -1, busEnd: -1, stage: null as 'start' | 'complete' | null };
+
+/**
+ * The rank line NCCL prints most (`comm 0x… rank R nRanks N …` and
+ * `ncclCommInitRank comm 0x… rank R nranks N … - Init COMPLETE`), message at
+ * [i, e), read into rankRead as factOf reads it with its RANK regex: the
+ * message starts with one of those two texts (so no match of the regex starts
+ * earlier), the mandatory part follows, then each optional group is taken
+ * when it matches where the previous one ended, as the regex's greedy groups
+ * are (nothing after them can fail), and the stage is the first `- [Init
+ * ]START|COMPLETE` after them. false (nothing read) for any other message, a
+ * number too long to sum exactly, or a byte clean() would remove.
+ */
+export function rankAt(b: AsciiBytes, i: number, e: number): boolean {
+  let p: number;
+  if (litAt(b, i, e, COMM)) p = i + 5;
+  else if (litAt(b, i, e, INIT_COMM)) p = i + 22;
+  else return false;
+  const r = rankRead;
+  r.commStart = p;
+  let j: number;
+  if (b[p] === 48 && b[p + 1] === 120 /* 0x */) {
+    j = hexEnd(b, p + 2, e);
+    if (j === p + 2) return false;
+  } else if (litAt(b, p, e, NIL)) j = p + 5;
+  else return false;
+  r.commEnd = Math.min(j, p + 32);
+  if (!litAt(b, j, e, RANK)) return false;
+  p = numberAt(b, j + 6, e);
+  if (p === j + 6 || p - (j + 6) > DIGITS_MAX) return false;
+  r.rank = numberValue;
+  // ' n[Rr]anks '
+  if (b[p] !== 32 || b[p + 1] !== 110 || (b[p + 2] !== 82 && b[p + 2] !== 114) || b[p + 3] !== 97 || b[p + 4] !== 110 || b[p + 5] !== 107 || b[p + 6] !== 115 || b[p + 7] !== 32) return false;
+  j = numberAt(b, p + 8, e);
+  if (j === p + 8 || j - (p + 8) > DIGITS_MAX) return false;
+  r.nranks = numberValue;
+  r.cudaDev = null;
+  if (litAt(b, j, e, CUDA_DEV)) {
+    const neg = b[j + 9] === 45; /* - */
+    const q = j + 9 + (neg ? 1 : 0);
+    p = numberAt(b, q, e);
+    if (p > q) {
+      if (p - q > DIGITS_MAX) return false;
+      r.cudaDev = neg ? -numberValue : numberValue;
+      j = p;
+    }
+  }
+  if (litAt(b, j, e, NVML_DEV)) {
+    const q = j + 9 + (b[j + 9] === 45 ? 1 : 0);
+    p = numberAt(b, q, e);
+    if (p > q) j = p;
+  }
+  r.busStart = -1;
+  if (litAt(b, j, e, BUS_ID)) {
+    p = hexEnd(b, j + 7, e);
+    if (p > j + 7) {
+      r.busStart = j + 7;
+      r.busEnd = Math.min(p, j + 7 + 32);
+      j = p;
+    }
+  }
+  if (litAt(b, j, e, COMM_ID)) {
+    p = hexEnd(b, j + 10, e);
+    if (p > j + 10) j = p;
+  }
+  r.stage = null;
+  // One pass over the rest: the first stage, and no byte clean() would remove (before or after it).
+  for (let q = j; q < e; q++) {
+    const c = b[q];
+    if (c === ESC || c === CR) return false;
+    if (c !== 45 || b[q + 1] !== 32 || r.stage !== null) continue; // '- '
+    // `(?:Init )?` taken when there; not taking it cannot help (START and COMPLETE do not start with I).
+    const s = litAt(b, q + 2, e, INIT) ? q + 7 : q + 2;
+    if (litAt(b, s, e, START)) r.stage = 'start';
+    else if (litAt(b, s, e, COMPLETE)) r.stage = 'complete';
+  }
+  return true;
+}
+
+/** What gidAt() last read: the gid fact of facts.ts's GID regex. */
+export const gidRead = { ibDev: 0, port: 0, gidIndex: 0 };
+
+/**
+ * The IB transport's QP line (`NET/IB: NCCL Dev d IbDev i Port p … GID g …`),
+ * message at [i, e), read into gidRead as factOf reads it: the message starts
+ * so (not a `No device found` or `Using` line), its IbDev is the regex's first
+ * possible match, and the GID is the first `GID <digits>` after `Port p ` with
+ * no word byte before it, as the lazy `.*?\bGID` finds it. false for anything
+ * else, then the text path decides.
+ */
+export function gidAt(b: AsciiBytes, i: number, e: number): boolean {
+  if (!litAt(b, i, e, NET_IB_DEV)) return false;
+  let j = numberAt(b, i + 17, e);
+  if (j === i + 17 || !litAt(b, j, e, IB_DEV)) return false;
+  let p = numberAt(b, j + 7, e);
+  if (p === j + 7 || p - (j + 7) > DIGITS_MAX) return false;
+  gidRead.ibDev = numberValue;
+  if (!litAt(b, p, e, PORT)) return false;
+  j = numberAt(b, p + 6, e);
+  if (j === p + 6 || j - (p + 6) > DIGITS_MAX || b[j] !== 32) return false;
+  gidRead.port = numberValue;
+  // One pass over the rest: the first GID, and no byte clean() would remove (before or after it).
+  let found = false;
+  for (let q = j + 1; q < e; q++) {
+    const c = b[q];
+    if (c === ESC || c === CR) return false;
+    if (c !== 71 /* G */ || found || !litAt(b, q, e, GID) || isWord(b[q - 1])) continue;
+    p = numberAt(b, q + 4, e);
+    if (p === q + 4) continue;
+    if (p - (q + 4) > DIGITS_MAX) return false;
+    gidRead.gidIndex = numberValue;
+    found = true;
+  }
+  return found;
+}
