@@ -173,6 +173,8 @@ interface AsciiHead {
   prefix: Prefix;
   /** Its process, once a channel line asked (kept: procs never drops one). */
   proc: Proc | null;
+  /** learnLauncher has run for it: once it has, running it again changes nothing (the maps only grow). */
+  learned: boolean;
 }
 const HEAD_MAX = 8192;
 /** Longer headers are parsed from their text each time: the table holds at most HEAD_MAX × HEAD_KEEP bytes. */
@@ -316,14 +318,14 @@ export class LogCollector {
       if ((c === 99 /* c */ || c === 110 /* n */) && rankAt(b, k + 10, e)) {
         this.lines++;
         this.ncclLines++;
-        this.learnLauncher(p);
+        this.learnHead(h);
         this.rankBytes(b, this.headProc(h), p);
         return true;
       }
       if (c === 78 /* N */ && gidAt(b, k + 10, e)) {
         this.lines++;
         this.ncclLines++;
-        this.learnLauncher(p);
+        this.learnHead(h);
         this.gid(this.headProc(h).host, gidRead.ibDev, gidRead.gidIndex);
         return true;
       }
@@ -353,7 +355,7 @@ export class LogCollector {
     if (last && last.bytes.length === n && sameBytes(b, a, last.bytes)) return last;
     if (n > HEAD_KEEP) {
       const p = this.textPrefix(b, a, k);
-      return p && { bytes: EMPTY, prefix: p, proc: null };
+      return p && { bytes: EMPTY, prefix: p, proc: null, learned: false };
     }
     let h = 0;
     for (let i = a; i < k; i++) h = (Math.imul(h, 31) + b[i]!) | 0;
@@ -362,7 +364,7 @@ export class LogCollector {
       const p = this.textPrefix(b, a, k);
       if (!p) return null;
       if (this.heads.size >= HEAD_MAX) this.heads.clear();
-      this.heads.set(h, (hit = { bytes: copyBytes(b, a, k), prefix: p, proc: null }));
+      this.heads.set(h, (hit = { bytes: copyBytes(b, a, k), prefix: p, proc: null, learned: false }));
     }
     this.lastHead = hit;
     return hit;
@@ -405,6 +407,12 @@ export class LogCollector {
   /** A `GID` statement of IB device `ibDev` on host h: the first one for a device stands. */
   private gid(h: HostState, ibDev: number, gidIndex: number): void {
     if (!(String(ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(ibDev)] = gidIndex;
+  }
+
+  private learnHead(h: AsciiHead): void {
+    if (h.learned) return;
+    this.learnLauncher(h.prefix);
+    h.learned = true;
   }
 
   /** What a line with NCCL's host field teaches about its launcher prefix (see hostOf). */
