@@ -175,6 +175,13 @@ interface AsciiHead {
   proc: Proc | null;
   /** learnLauncher has run for it: once it has, running it again changes nothing (the maps only grow). */
   learned: boolean;
+  /**
+   * The last two headers found in the table right after this one, tried before hashing. They point
+   * only to entries of the table as it was then, so after a clear the old entries go once no line
+   * uses them: at most two tables' worth is alive.
+   */
+  next: AsciiHead | null;
+  next2: AsciiHead | null;
 }
 const HEAD_MAX = 8192;
 /** Longer headers are parsed from their text each time: the table holds at most HEAD_MAX × HEAD_KEEP bytes. */
@@ -352,10 +359,17 @@ export class LogCollector {
   private asciiHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
     const n = k - a;
     const last = this.lastHead;
-    if (last && last.bytes.length === n && sameBytes(b, a, last.bytes)) return last;
+    if (last) {
+      if (last.bytes.length === n && sameBytes(b, a, last.bytes)) return last;
+      // The two headers that followed this one before: a job's threads take turns in a pattern.
+      const x = last.next;
+      if (x && x.bytes.length === n && sameBytes(b, a, x.bytes)) return (this.lastHead = x);
+      const y = last.next2;
+      if (y && y.bytes.length === n && sameBytes(b, a, y.bytes)) return (this.lastHead = y);
+    }
     if (n > HEAD_KEEP) {
       const p = this.textPrefix(b, a, k);
-      return p && { bytes: EMPTY, prefix: p, proc: null, learned: false };
+      return p && { bytes: EMPTY, prefix: p, proc: null, learned: false, next: null, next2: null };
     }
     let h = 0;
     for (let i = a; i < k; i++) h = (Math.imul(h, 31) + b[i]!) | 0;
@@ -364,7 +378,11 @@ export class LogCollector {
       const p = this.textPrefix(b, a, k);
       if (!p) return null;
       if (this.heads.size >= HEAD_MAX) this.heads.clear();
-      this.heads.set(h, (hit = { bytes: copyBytes(b, a, k), prefix: p, proc: null, learned: false }));
+      this.heads.set(h, (hit = { bytes: copyBytes(b, a, k), prefix: p, proc: null, learned: false, next: null, next2: null }));
+    }
+    if (last) {
+      last.next2 = last.next;
+      last.next = hit;
     }
     this.lastHead = hit;
     return hit;
