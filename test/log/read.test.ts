@@ -82,9 +82,11 @@ describe('the log reader', () => {
     const fifo = join(tmp, 'pipe.log');
     if (spawnSync('mkfifo', [fifo]).status !== 0) return;
     const writer = spawn('sh', ['-c', 'cat "$0" > "$1"', file, fifo]);
+    // Listened for from the start: the writer may be gone before the reading ends.
+    const exited = new Promise((ok) => writer.once('exit', ok));
     const got: [string, boolean][] = [];
     await readLogs([fifo], { line: (l, cut) => got.push([l, cut]), ascii: (b, a, e) => got.push([b.toString('latin1', a, e), false]) });
-    await new Promise((ok) => writer.once('exit', ok));
+    await exited;
     expect(got).toEqual(expected(text));
     // (Opening the pipe, closing it and opening it again would wait for a writer forever.)
   }, 20_000);
