@@ -409,7 +409,7 @@ export class LogCollector {
   /** A rank line rankAt() read from b, as fact() takes a rank fact: comm and busId become strings only when they change. */
   private rankBytes(b: AsciiBytes, proc: Proc, p: Prefix): void {
     const f = rankRead;
-    const r = this.rankState(proc, f.rank);
+    const r = this.rankOf(proc, f.rank);
     if (!r) return;
     r.nranks = f.nranks;
     if (f.cudaDev !== null) {
@@ -700,16 +700,23 @@ export class LogCollector {
   private lastRank: RankFacts | null = null;
   private lastRankProc: Proc | null = null;
 
-  /** A channel line of `proc` about `rank` over transport `t`. */
-  private channel(proc: Proc, rank: number, t: Via): void {
-    let r = this.lastRank;
+  /** rankState, remembering the last answer: a rank's lines come in runs. */
+  private rankOf(proc: Proc, rank: number): RankFacts | null {
+    const r = this.lastRank;
     // A process's RankFacts, once made, stays its own (rankState and absorb only add).
-    if (r === null || r.rank !== rank || this.lastRankProc !== proc) {
-      r = this.rankState(proc, rank);
-      if (!r) return;
-      this.lastRank = r;
+    if (r !== null && r.rank === rank && this.lastRankProc === proc) return r;
+    const s = this.rankState(proc, rank);
+    if (s) {
+      this.lastRank = s;
       this.lastRankProc = proc;
     }
+    return s;
+  }
+
+  /** A channel line of `proc` about `rank` over transport `t`. */
+  private channel(proc: Proc, rank: number, t: Via): void {
+    const r = this.rankOf(proc, rank);
+    if (!r) return;
     // Own keys only: a transport named by the log text may be `constructor` or `toString`.
     if (Object.hasOwn(r.transports, t.transport)) r.transports[t.transport]! += 1;
     else if (Object.keys(r.transports).length < 64) r.transports[t.transport] = 1;
