@@ -224,7 +224,7 @@ export function rankAt(b: AsciiBytes, i: number, e: number): boolean {
   if (p === j + 6 || p - (j + 6) > DIGITS_MAX) return false;
   r.rank = numberValue;
   // ' n[Rr]anks '
-  if (b[p] !== 32 || b[p + 1] !== 110 || (b[p + 2] !== 82 && b[p + 2] !== 114) || b[p + 3] !== 97 || b[p + 4] !== 110 || b[p + 5] !== 107 || b[p + 6] !== 115 || b[p + 7] !== 32) return false;
+  if (p + 8 > e || b[p] !== 32 || b[p + 1] !== 110 || (b[p + 2] !== 82 && b[p + 2] !== 114) || b[p + 3] !== 97 || b[p + 4] !== 110 || b[p + 5] !== 107 || b[p + 6] !== 115 || b[p + 7] !== 32) return false;
   j = numberAt(b, p + 8, e);
   if (j === p + 8 || j - (p + 8) > DIGITS_MAX) return false;
   r.nranks = numberValue;
@@ -291,7 +291,7 @@ export function gidAt(b: AsciiBytes, i: number, e: number): boolean {
   gidRead.ibDev = numberValue;
   if (!litAt(b, p, e, PORT)) return false;
   j = numberAt(b, p + 6, e);
-  if (j === p + 6 || j - (p + 6) > DIGITS_MAX || b[j] !== 32) return false;
+  if (j === p + 6 || j - (p + 6) > DIGITS_MAX || j >= e || b[j] !== 32) return false;
   gidRead.port = numberValue;
   // One pass over the rest: the first GID, and no byte clean() would remove (before or after it).
   let found = false;
