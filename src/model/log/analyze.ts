@@ -282,9 +282,10 @@ export class LogCollector {
 
   /**
    * One line of an ASCII chunk: bytes [a, e), without its newline and trailing CR;
-   * k is where its first `NCCL` starts, -1 when it has none. Channel lines in their
-   * plain shape are read from the bytes (ascii.ts); every other line is handed to
-   * addLine as text, so the result is addLine's either way.
+   * k is where its first `NCCL` starts, -1 when it has none. Channel lines, and the
+   * rank and QP lines of each communicator, are read from the bytes in their plain
+   * shape (ascii.ts); other INFO lines skip the cleaning (infoAscii); every other
+   * line is handed to addLine as text, so the result is addLine's either way.
    */
   addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void {
     if (k < 0) {

@@ -4,9 +4,11 @@
 // shape only — `NCCL INFO Channel NN[/N] : R[x] -> P[y] [[send] |[receive] ]via T`
 // with no colour codes, carriage returns, trailing blanks or repeat note — and
 // gives up (false) on anything else, so the caller sends that line through
-// parseLine: the result is the same either way (test/log/parts.test.ts). Pure
-// but for bounded caches: what it reads goes to a shared result object, and
-// repeated vias are found by their bytes, so a plain line costs no allocation.
+// parseLine: the result is the same either way (test/log/parts.test.ts). The
+// rank and QP lines every communicator prints (rankAt, gidAt) are read the same
+// way. Pure but for bounded caches: what it reads goes to shared result
+// objects, and repeated vias are found by their bytes, so a plain line costs no
+// allocation.
 
 import { channelVia, type Via } from './facts.js';
 
