@@ -100,7 +100,8 @@ export function binary(head: Buffer): boolean {
 /**
  * Where lines go. `ascii`, when given, takes the lines of ASCII chunks as
  * bytes ([a, e) of b, k = where `NCCL` first occurs or -1), so the hot path
- * makes no string of a line it can read in place; it must act as `line` would.
+ * makes no string of a line it can read in place; it must act as `line` would,
+ * and keep no reference to b past the call (the reader reuses its memory).
  */
 export interface LineTarget {
   line: LineSink;
