@@ -182,6 +182,19 @@ describe('what the byte path remembers from line to line', () => {
     expect(asChunk(twice).result()).toEqual(asText(twice).result());
   });
 
+  it('past the bounds of its tables: more distinct headers and vias than they hold, then the first ones again', () => {
+    // 9,000 headers (the header table holds 8,192, then starts again) and 3,000 vias (1,024 slots), each header
+    // followed by a second thread's, so the entries that point to the next header outlive a clear.
+    const ls: string[] = [];
+    for (let i = 0; i < 9000; i++) {
+      ls.push(`h${i % 700}:${i}:1 [0] NCCL INFO ${chan(i % 50, 1, `NET/IB/${i % 3000}/GDRDMA`)}`);
+      ls.push(`h${i % 700}:${i}:2 [0] NCCL INFO comm 0x${i.toString(16)} rank ${i % 50} nRanks 64`);
+    }
+    const again = [...ls.slice(0, 400), ...ls.slice(-400), ...ls.slice(0, 400)];
+    const all = [...ls, ...again];
+    expect(asChunk(all).result()).toEqual(asText(all).result());
+  });
+
   it('random orders of near-identical lines', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...lines), { minLength: 1, maxLength: 40 }), (ls) => {
