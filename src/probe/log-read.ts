@@ -2,9 +2,12 @@
 // standard input, gzip or not. Streams in 1 MiB chunks and gives whole lines
 // to a sink, so memory stays bounded whatever the size; a line longer than
 // MAX_LINE is cut (and said so); binary data and devices are refused by name.
+// A plain regular file is read into one reused buffer (a fresh 1 MiB buffer
+// per chunk costs its allocation and page faults); the line splitter copies
+// the part of a line that waits for the next chunk, and sinks keep no bytes.
 
 import { createReadStream, type Stats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAscii } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
@@ -97,7 +100,8 @@ export function binary(head: Buffer): boolean {
 /**
  * Where lines go. `ascii`, when given, takes the lines of ASCII chunks as
  * bytes ([a, e) of b, k = where `NCCL` first occurs or -1), so the hot path
- * makes no string of a line it can read in place; it must act as `line` would.
+ * makes no string of a line it can read in place; it must act as `line` would,
+ * and keep no reference to b past the call (the reader reuses its memory).
  */
 export interface LineTarget {
   line: LineSink;
@@ -210,7 +214,68 @@ class SinkError extends Error {
   }
 }
 
+/** How an error reading the input is reported. */
+function readError(label: string, e: unknown): UserError {
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === 'Z_DATA_ERROR' || err.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(err.message) ? 'corrupt or truncated gzip data' : (err.code ?? err.message);
+  return new UserError(`${label}: ${why}`);
+}
+
+/** Reads from fh at pos (null: where the last read ended) into buf[from, to) until it is full or the file ends; the bytes read. */
+async function fill(fh: FileHandle, buf: Buffer, from: number, to: number, pos: number | null): Promise<number> {
+  let n = 0;
+  while (from + n < to) {
+    const { bytesRead } = await fh.read(buf, from + n, to - from - n, pos === null ? null : pos + n);
+    if (bytesRead === 0) break;
+    n += bytesRead;
+  }
+  return n;
+}
+
+/**
+ * A regular file that is not gzip, read into one reused buffer; null (nothing
+ * read) for anything else — a FIFO, gzip data, a file that will not open —
+ * which the stream way then reads and reports as it always has.
+ */
+async function readPlain(name: string, into: LineTarget): Promise<LogInput | null> {
+  // Asked before opening: opening a FIFO and closing it again would lose what its writer sent.
+  if (!(await stat(name).catch(() => null))?.isFile()) return null;
+  const fh = await open(name, 'r').catch(() => null);
+  if (!fh) return null;
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let n: number;
+    try {
+      n = await fill(fh, buf, 0, CHUNK, null);
+    } catch {
+      return null;
+    }
+    // The first bytes decide gzip (the stream way's to read) or binary data (refused as the stream way refuses it).
+    if (isGzip(buf.subarray(0, n))) return null;
+    if (binary(buf.subarray(0, n))) throw new UserError(`${name}: binary data, not a text log`);
+    const splitter = new LineSplitter(into);
+    let bytes = 0;
+    while (n > 0) {
+      bytes += n;
+      splitter.push(buf.subarray(0, n));
+      try {
+        n = await fill(fh, buf, 0, CHUNK, null);
+      } catch (e) {
+        throw readError(name, e);
+      }
+    }
+    splitter.end();
+    return { name, bytes, lines: splitter.lines, gzip: false };
+  } finally {
+    await fh.close().catch(() => {});
+  }
+}
+
 async function readOne(name: string, into: LineTarget, stdin: NodeJS.ReadableStream): Promise<LogInput> {
+  if (name !== '-') {
+    const plain = await readPlain(name, into);
+    if (plain) return plain;
+  }
   const raw: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: CHUNK });
   const label = name === '-' ? 'standard input' : name;
   const splitter = new LineSplitter(into);
@@ -277,9 +342,7 @@ async function readOne(name: string, into: LineTarget, stdin: NodeJS.ReadableStr
   } catch (e) {
     if (e instanceof SinkError) throw e.inner;
     if (e instanceof UserError) throw e;
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'Z_DATA_ERROR' || err.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(err.message) ? 'corrupt or truncated gzip data' : (err.code ?? err.message);
-    throw new UserError(`${label}: ${why}`);
+    throw readError(label, e);
   } finally {
     if (name !== '-') (raw as import('node:fs').ReadStream).destroy();
   }
@@ -316,7 +379,20 @@ export async function readFiles(files: { path: string; fromDir: boolean }[], int
  */
 export async function readRange(path: string, start: number, end: number, into: LineTarget): Promise<number> {
   const splitter = new LineSplitter(into);
-  if (end > start) for await (const chunk of createReadStream(path, { start, end: end - 1, highWaterMark: CHUNK })) splitter.push(chunk as Buffer);
+  if (end > start) {
+    const fh = await open(path, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK, end - start));
+      for (let pos = start; pos < end; ) {
+        const n = await fill(fh, buf, 0, Math.min(buf.length, end - pos), pos);
+        if (n === 0) break;
+        splitter.push(buf.subarray(0, n));
+        pos += n;
+      }
+    } finally {
+      await fh.close();
+    }
+  }
   splitter.end();
   return splitter.lines;
 }

@@ -37,6 +37,23 @@ function asBytes(lines: string[], c = new LogCollector()): LogCollector {
   return c;
 }
 
+/** Every line as bytes of one chunk, as the reader hands over a chunk's lines (a line with a non-ASCII byte goes as text). */
+function asChunk(lines: string[], c = new LogCollector()): LogCollector {
+  const ls = lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const b = Buffer.from(ls.join('\n'), 'latin1');
+  let a = 0;
+  for (const l of ls) {
+    const e = a + l.length;
+    if (/[^\x00-\x7f]/.test(l)) c.addLine(l);
+    else {
+      const k = b.indexOf('NCCL', a);
+      c.addAsciiLine(b as unknown as AsciiBytes, a, e, k >= 0 && k < e ? k : -1);
+    }
+    a = e + 1;
+  }
+  return c;
+}
+
 /** The lines cut at `cuts`, each part read by a collector of its own, then merged in order; null when a merge declines. */
 function inParts(lines: string[], cuts: number[], read = asBytes) {
   const bounds = [0, ...cuts, lines.length];
@@ -112,6 +129,139 @@ describe('channel lines read from bytes', () => {
     expect(asBytes([CHANNEL.replace(/via .*/, 'via constructor'), CHANNEL.replace(/via .*/, 'via constructor')]).result().ranks[0]!.transports).toEqual({ constructor: 2 });
     // Control: the plain shape is taken from the bytes (a collector fed nothing else still counts it).
     expect(asBytes([CHANNEL]).result().ranks[0]).toMatchObject({ rank: 0, transports: { 'NET/IB': 1 }, netChannels: 1, gdrChannels: 1 });
+  });
+});
+
+describe('what the byte path remembers from line to line', () => {
+  // Headers and vias are recognised by their bytes, and a channel line's rank by its process and number:
+  // a header or via one byte off, of the same length, must not be taken for the one before it.
+  const head = (host: string, pid: number, tid: number, dev: number) => `[1,${pid}]<stdout>:${host}:${pid}:${tid} [${dev}] NCCL INFO `;
+  const chan = (from: number, to: number, via: string, dir = '') => `Channel 00/0 : ${from}[0] -> ${to}[1] ${dir}via ${via}`;
+  const lines = [
+    head('gpu1', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA', '[send] '),
+    head('gpu1', 11, 12, 0) + chan(0, 8, 'NET/IB/1/GDRDMA', '[send] '),
+    head('gpu1', 11, 12, 0) + chan(7, 0, 'NET/IB/1/GDRDMA', '[receive] '),
+    head('gpu2', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA', '[send] '),
+    head('gpu1', 11, 13, 0) + chan(0, 8, 'NET/IB/0/GDRDNA', '[send] '),
+    head('gpu1', 12, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA'),
+    head('gpu1', 11, 12, 1) + chan(1, 2, 'P2P/IPC/read'),
+    head('gpu1', 11, 12, 1) + chan(1, 2, 'P2P/IPC/reae'),
+    head('gpu1', 11, 12, 0) + chan(0, 1, 'SHM/direct/direct'),
+    head('gpu1', 11, 12, 0) + chan(2, 1, 'SHM/direct/direct', '[receive] '),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(200)}`),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(199)}y`),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(120)}`),
+    head('gpu1', 11, 12, 0) + chan(0, 8, `NET/IB/0/${'x'.repeat(119)}y`),
+    `${'z'.repeat(600)} ${head('gpu3', 11, 12, 0)}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `${'z'.repeat(600)} ${head('gpu3', 11, 12, 0)}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `${'z'.repeat(599)}y ${head('gpu3', 11, 12, 0)}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    head('', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA'),
+    head('', 11, 12, 0) + chan(0, 8, 'NET/IB/0/GDRDMA'),
+    `gpu1:11:12 [0] ${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [0]${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [0]${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [x] ${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `gpu1:11:12 [x] ${'NCCL INFO '}${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    // 'Aa' and 'BB' hash alike (31 × 65 + 97 = 31 × 66 + 66): the bytes, not the hash, must decide, from the first byte on.
+    `Aa:11:12 [0] NCCL INFO ${chan(0, 8, 'Aa/x')}`,
+    `BB:11:12 [0] NCCL INFO ${chan(0, 8, 'BB/x')}`,
+    `Aa:11:12 [0] NCCL INFO ${chan(0, 8, 'BB/x')}`,
+    `BB:11:12 [0] NCCL INFO ${chan(0, 8, 'Aa/x')}`,
+    // One byte off, the first: the previous line's header is compared whole.
+    `gpu1:11:12 [0] NCCL INFO ${chan(0, 8, 'NET/IB/0/GDRDMA')}`,
+    `hpu1:11:12 [0] NCCL INFO ${chan(0, 8, 'MET/IB/0/GDRDMA')}`,
+  ];
+
+  it('gives what the text gives, line by line and in any order', () => {
+    const text = asText(lines).result();
+    expect(asBytes(lines).result()).toEqual(text);
+    expect(asChunk(lines).result()).toEqual(text);
+    expect(asChunk([...lines].reverse()).result()).toEqual(asText([...lines].reverse()).result());
+    // Each line twice in a row, then the whole list again: every entry is met again after others.
+    const twice = [...lines.flatMap((l) => [l, l]), ...lines];
+    expect(asChunk(twice).result()).toEqual(asText(twice).result());
+  });
+
+  it('past the bounds of its tables: more distinct headers and vias than they hold, then the first ones again', () => {
+    // 9,000 headers (the header table holds 8,192, then starts again) and 3,000 vias (1,024 slots), each header
+    // followed by a second thread's, so the entries that point to the next header outlive a clear.
+    const ls: string[] = [];
+    for (let i = 0; i < 9000; i++) {
+      ls.push(`h${i % 700}:${i}:1 [0] NCCL INFO ${chan(i % 50, 1, `NET/IB/${i % 3000}/GDRDMA`)}`);
+      ls.push(`h${i % 700}:${i}:2 [0] NCCL INFO comm 0x${i.toString(16)} rank ${i % 50} nRanks 64`);
+    }
+    const again = [...ls.slice(0, 400), ...ls.slice(-400), ...ls.slice(0, 400)];
+    const all = [...ls, ...again];
+    expect(asChunk(all).result()).toEqual(asText(all).result());
+  });
+
+  it('random orders of near-identical lines', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...lines), { minLength: 1, maxLength: 40 }), (ls) => {
+        expect(asChunk(ls).result()).toEqual(asText(ls).result());
+      }),
+      runs(200),
+    );
+  });
+});
+
+describe('rank and QP lines read from bytes', () => {
+  // rankAt and gidAt read what facts.ts's RANK and GID regexes read, on the shapes they take; anything else goes as text.
+  // Each part mostly in a shape the byte path takes, sometimes a near-miss that must go as text.
+  const pick = (good: string[], bad: string[]) => fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: fc.constantFrom(...bad) });
+  const rankMsg = fc
+    .tuple(
+      pick(['comm ', 'ncclCommInitRank comm '], ['comm  ', 'Comm ', 'ncclCommInitRank  comm ', 'x comm ']),
+      pick(['0x55d0a001', '(nil)', `0x${'a'.repeat(40)}`, '0x55d0a002'], ['0x', '0xg1', '(nil', '0X1']),
+      pick([' rank '], [' rank  ', ' Rank ', 'rank ']),
+      pick(['3', '0', '007'], ['', '12345678901234567']),
+      pick([' nRanks ', ' nranks '], [' NRanks ', ' nRanks']),
+      pick(['16', '4'], ['', '99999999999999999999', '1x']),
+      fc.array(
+        pick(
+          [' cudaDev 5', ' cudaDev -1', ' cudaDev -0', ' cudaDev 2', ' nvmlDev 5', ' nvmlDev -1', ' busId 1b000', ' busId 1c000', ` busId ${'f'.repeat(40)}`, ` busId ${'f'.repeat(39)}e`, ' commId 0x1', ' nNodes 2', ' localRanks 8 MNNVL 0'],
+          [' cudaDev -', ' cudaDev x', ' nvmlDev -', ' busId ', ' busId 1B0g0', ' commId 0x', ' commId 1'],
+        ),
+        { maxLength: 5 },
+      ),
+      pick(
+        ['', ' - Init COMPLETE', ' - Init START', ' - COMPLETE', ' - START'],
+        [' -  Init COMPLETE', ' - Init Init COMPLETE', ' - Init x - COMPLETE', ' -- START', ' - init START', ' x - Init START - COMPLETE', ' \x1b[0m- Init COMPLETE', ' - Init COMPLETE\x1b[0m x', ' - Init COMPLETE\r x', ' -\x1b[0m Init COMPLETE', ' -\r Init START', ' comm 0x1 rank 9 nranks 10'],
+      ),
+    )
+    .map(([p, comm, r, rank, n, nranks, opt, tail]) => `${p}${comm}${r}${rank}${n}${nranks}${opt.join('')}${tail}`);
+  const gidMsg = fc
+    .tuple(
+      pick(['NET/IB: NCCL Dev 0', 'NET/IB: NCCL Dev 12345678901234567890'], ['NET/IB : NCCL Dev 0', 'NET/IB: NCCL Dev ', 'NET/IB: No device found', 'NET/IB: Using']),
+      pick([' IbDev 3', ' IbDev 1'], [' IbDev ', ' IbDev 12345678901234567', ' IBDev 3', '']),
+      pick([' Port 1 '], [' Port 1', ' Port ', ' Port 1x ']),
+      fc.array(pick(['qpn 9 ', 'mtu 5 ', 'query_ece={supported=1, vendor_id=0x15b3} '], ['xGID 4 ', 'GID x ', 'GID ', '_GID 2 ', '(GID 6) ', 'IbDev 7 Port 2 GID 7 ', 'GID 12345678901234567 ', '\x1b[1m']), { maxLength: 4 }),
+      pick(['GID 3 (80FE/1) fifoRkey=0x2a', 'GID 3', 'GID 0', 'GID 5 GID 6'], ['', 'GID', 'GID 3 \x1b[0m', 'GID 3 \r', 'GI\x1b[0mD 3 GID 4', 'GI\rD 3 GID 4']),
+    )
+    .map(([a, b, c, mid, tail]) => `${a}${b}${c}${mid.join('')}${tail}`);
+  const line = fc.tuple(fc.constantFrom('gpu1', 'gpu2', ''), fc.constantFrom('', '[1,0]<stdout>:', '10.0.0.9: '), fc.integer({ min: -1, max: 2 }), fc.oneof(rankMsg, gidMsg)).map(([h, l, dev, m]) => `${l}${h}:1:1 [${dev}] NCCL INFO ${m}`);
+
+  it('give what the text gives on every shape, near-misses included', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), (ls) => {
+        expect(asChunk(ls).result()).toEqual(asText(ls).result());
+      }),
+      runs(1000),
+    );
+  });
+
+  it('and on the lines the bench log repeats', () => {
+    const ls = [
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO comm 0x55d0a001 rank 5 nRanks 1000 nNodes 125 localRanks 8 localRank 5 MNNVL 0',
+      '[1,5]<stdout>:gpu-node-000:10005:10046 [5] NCCL INFO NET/IB: NCCL Dev 5 IbDev 5 Port 1 qpn 4001 mtu 5 query_ece={supported=1, vendor_id=0x15b3, options=0x30000002, comp_mask=0x0} GID 3 (80FE/1) fifoRkey=0x2a fifoLkey=0x2a',
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO ncclCommInitRank comm 0x55d0a001 rank 5 nranks 1000 cudaDev 5 nvmlDev 5 busId 1b000 commId 0x1 - Init COMPLETE',
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO comm 0x55d0a002 rank 5 nRanks 1000 nNodes 125 localRanks 8 localRank 5 MNNVL 0',
+      '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO ncclCommInitRank comm 0x55d0a002 rank 5 nranks 1000 cudaDev 4 nvmlDev 5 busId 1c000 commId 0x2 - Init START',
+    ];
+    const text = asText(ls).result();
+    expect(asChunk(ls).result()).toEqual(text);
+    expect(text.ranks[0]).toMatchObject({ rank: 5, nranks: 1000, cudaDev: 4, busId: '1c000', comm: '0x55d0a002', initComplete: true });
+    expect(text.hosts[0]!.gidIndex).toEqual({ 5: 3 });
   });
 });
 

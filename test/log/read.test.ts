@@ -3,6 +3,7 @@
 // units, as JavaScript counts them), multi-byte characters and lines cross the
 // 1 MiB chunk boundaries intact, and ASCII lines handed over as bytes are the
 // same lines.
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,5 +76,31 @@ describe('the log reader', () => {
     });
     expect(got).toEqual(expected(text));
     expect(asBytes).toBeGreaterThan(0);
+  });
+
+  it('a named pipe (read as a stream, not into the reused buffer) gives the same lines', async () => {
+    const fifo = join(tmp, 'pipe.log');
+    if (spawnSync('mkfifo', [fifo]).status !== 0) return;
+    const writer = spawn('sh', ['-c', 'cat "$0" > "$1"', file, fifo]);
+    // Listened for from the start: the writer may be gone before the reading ends.
+    const exited = new Promise((ok) => writer.once('exit', ok));
+    const got: [string, boolean][] = [];
+    await readLogs([fifo], { line: (l, cut) => got.push([l, cut]), ascii: (b, a, e) => got.push([b.toString('latin1', a, e), false]) });
+    await exited;
+    expect(got).toEqual(expected(text));
+    // (Opening the pipe, closing it and opening it again would wait for a writer forever.)
+  }, 20_000);
+
+  it('files around the sniff and chunk sizes, with and without a last newline', async () => {
+    for (const size of [0, 1, 65535, 65536, 65537, (1 << 20) - 1, 1 << 20, (1 << 20) + 1]) {
+      const line = 'n1:1:1 [0] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/IPC\n';
+      const body = line.repeat(Math.ceil(size / line.length)).slice(0, size);
+      const f = join(tmp, `size-${size}.log`);
+      writeFileSync(f, body);
+      const got: [string, boolean][] = [];
+      const inputs = await readLogs([f], { line: (l, cut) => got.push([l, cut]), ascii: (b, a, e) => got.push([b.toString('latin1', a, e), false]) });
+      expect(got, `${size} bytes`).toEqual(expected(body));
+      expect(inputs[0]).toEqual({ name: f, bytes: size, lines: expected(body).length, gzip: false });
+    }
   });
 });

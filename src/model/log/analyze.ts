@@ -4,8 +4,8 @@
 // collector keeps facts, not lines, so memory follows hosts and ranks, not
 // the log's size.
 
-import { factOf, type Endpoint, type Fact, type IbEntry } from './facts.js';
-import { channelFromBytes, channelHeadAt, type AsciiBytes } from './ascii.js';
+import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
+import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, type AsciiBytes } from './ascii.js';
 import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
@@ -167,6 +167,26 @@ const MAX_PER_HOST = 256;
 /** The first line of a problem is kept to show it, up to this many characters. */
 const LINE_KEEP = 4096;
 const OVERFLOW_HOST = '(more hosts than ncclx keeps)';
+/** A header of the byte path and what it parses to (LogCollector.asciiHead). */
+interface AsciiHead {
+  bytes: Uint8Array;
+  prefix: Prefix;
+  /** Its process, once a channel line asked (kept: procs never drops one). */
+  proc: Proc | null;
+  /** learnLauncher has run for it: once it has, running it again changes nothing (the maps only grow). */
+  learned: boolean;
+  /**
+   * The last two headers found in the table right after this one, tried before hashing. They point
+   * only to entries of the table as it was then, so after a clear the old entries go once no line
+   * uses them: at most two tables' worth is alive.
+   */
+  next: AsciiHead | null;
+  next2: AsciiHead | null;
+}
+const HEAD_MAX = 8192;
+/** Longer headers are parsed from their text each time: the table holds at most HEAD_MAX × HEAD_KEEP bytes. */
+const HEAD_KEEP = 512;
+const EMPTY = new Uint8Array(0);
 const keptLine = (raw: string) => own(raw.length > LINE_KEEP ? `${raw.slice(0, LINE_KEEP)}…` : raw);
 
 // The map keys a collector and absorb() must spell alike: a process, a rank of it, a problem.
@@ -194,6 +214,13 @@ function ifaceOf(f: Fact): ProblemMatch | null {
   if (f.kind === 'socket') return ifaceProblem('socket transport', f.endpoints);
   if (f.kind === 'ib') return f.oob ? ifaceProblem('IB OOB', [f.oob]) : null;
   return null;
+}
+
+/** Whether bytes [i, e) of b spell s. */
+function sameText(b: AsciiBytes, i: number, e: number, s: string | null): boolean {
+  if (s === null || s.length !== e - i) return false;
+  for (let j = 0; j < s.length; j++) if (b[i + j] !== s.charCodeAt(j)) return false;
+  return true;
 }
 
 /** Keys of `from` that `to` lacks, in `from`'s order (a first statement wins). */
@@ -255,9 +282,10 @@ export class LogCollector {
 
   /**
    * One line of an ASCII chunk: bytes [a, e), without its newline and trailing CR;
-   * k is where its first `NCCL` starts, -1 when it has none. Channel lines in their
-   * plain shape are read from the bytes (ascii.ts); every other line is handed to
-   * addLine as text, so the result is addLine's either way.
+   * k is where its first `NCCL` starts, -1 when it has none. Channel lines, and the
+   * rank and QP lines of each communicator, are read from the bytes in their plain
+   * shape (ascii.ts); other INFO lines skip the cleaning (infoAscii); every other
+   * line is handed to addLine as text, so the result is addLine's either way.
    */
   addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void {
     if (k < 0) {
@@ -267,11 +295,10 @@ export class LogCollector {
     const m = channelHeadAt(b, k, e);
     if (m >= 0 && this.procs.size < MAX_MAP) {
       const proc = this.asciiProc(b, a, k);
-      const f = proc && channelFromBytes(b, m, e);
-      if (f?.kind === 'channel') {
+      if (proc && channelAt(b, m, e)) {
         this.lines++;
         this.ncclLines++;
-        this.channel(f, proc!);
+        this.channel(proc, channelRead.rank, channelRead.via);
         return;
       }
     }
@@ -289,8 +316,28 @@ export class LogCollector {
     if (e - k <= 10 || b[k + 4] !== 32 || b[k + 5] !== 73 || b[k + 6] !== 78 || b[k + 7] !== 70 || b[k + 8] !== 79 || b[k + 9] !== 32) return false; // 'NCCL INFO '
     const last = b[e - 1]!;
     if (last <= 32 || last === 93 /* ] */) return false;
-    const p = this.asciiPrefix(b, a, k);
-    if (!p) return false;
+    const h = this.asciiHead(b, a, k);
+    if (!h) return false;
+    const p = h.prefix;
+    // The rank and QP lines NCCL prints for every communicator, read from the bytes as factOf reads their text
+    // (neither is a problem infoProblem or ifaceOf knows); the process comes as for channel lines.
+    if (p.host && this.procs.size < MAX_MAP) {
+      const c = b[k + 10];
+      if ((c === 99 /* c */ || c === 110 /* n */) && rankAt(b, k + 10, e)) {
+        this.lines++;
+        this.ncclLines++;
+        this.learnHead(h);
+        this.rankBytes(b, this.headProc(h), p);
+        return true;
+      }
+      if (c === 78 /* N */ && gidAt(b, k + 10, e)) {
+        this.lines++;
+        this.ncclLines++;
+        this.learnHead(h);
+        this.gid(this.headProc(h).host, gidRead.ibDev, gidRead.gidIndex);
+        return true;
+      }
+    }
     const message = b.latin1Slice(k + 10, e);
     if (message.includes('\x1b') || message.includes('\r')) return false;
     this.lines++;
@@ -299,26 +346,99 @@ export class LogCollector {
     return true;
   }
 
-  private lastInfoPre = '';
-  private lastInfoPrefix: Prefix | null = null;
+  /**
+   * Headers met on the byte path, by a hash of their bytes, with what they
+   * parse to: consecutive lines mostly repeat a header, and comparing its bytes
+   * costs less than making the string to look it up. One entry a hash (a
+   * collision replaces it), cleared past HEAD_MAX; `last` is the entry the
+   * previous line used.
+   */
+  private readonly heads = new Map<number, AsciiHead>();
+  private lastHead: AsciiHead | null = null;
 
-  /** NCCL's header before k, when clean() would leave it as it is; null otherwise. */
-  private asciiPrefix(b: AsciiBytes, a: number, k: number): Prefix | null {
-    const pre = b.latin1Slice(a, k);
-    if (pre === this.lastInfoPre && this.lastInfoPrefix) return this.lastInfoPrefix;
-    if (pre.includes('\x1b') || pre.includes('\r')) return null;
-    const p = parsePrefix(pre);
-    if (p) {
-      this.lastInfoPre = pre;
-      this.lastInfoPrefix = p;
+  /** The entry for the header at [a, k): found by its bytes, or parsed and kept; null when clean() would change it or it does not parse. */
+  private asciiHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
+    const n = k - a;
+    const last = this.lastHead;
+    if (last) {
+      if (last.bytes.length === n && sameBytes(b, a, last.bytes)) return last;
+      // The two headers that followed this one before: a job's threads take turns in a pattern.
+      const x = last.next;
+      if (x && x.bytes.length === n && sameBytes(b, a, x.bytes)) return (this.lastHead = x);
+      const y = last.next2;
+      if (y && y.bytes.length === n && sameBytes(b, a, y.bytes)) return (this.lastHead = y);
     }
-    return p;
+    if (n > HEAD_KEEP) {
+      const p = this.textPrefix(b, a, k);
+      return p && { bytes: EMPTY, prefix: p, proc: null, learned: false, next: null, next2: null };
+    }
+    let h = 0;
+    for (let i = a; i < k; i++) h = (Math.imul(h, 31) + b[i]!) | 0;
+    let hit = this.heads.get(h);
+    if (!hit || hit.bytes.length !== n || !sameBytes(b, a, hit.bytes)) {
+      const p = this.textPrefix(b, a, k);
+      if (!p) return null;
+      if (this.heads.size >= HEAD_MAX) this.heads.clear();
+      this.heads.set(h, (hit = { bytes: copyBytes(b, a, k), prefix: p, proc: null, learned: false, next: null, next2: null }));
+    }
+    if (last) {
+      last.next2 = last.next;
+      last.next = hit;
+    }
+    this.lastHead = hit;
+    return hit;
   }
 
-  /** The process of the header before k (procOf keeps it by the Prefix asciiPrefix hands back for a repeated header), or null when addLine must judge the line. */
+  /** NCCL's header before k parsed from its text, when clean() would leave it as it is; null otherwise. */
+  private textPrefix(b: AsciiBytes, a: number, k: number): Prefix | null {
+    const pre = b.latin1Slice(a, k);
+    if (pre.includes('\x1b') || pre.includes('\r')) return null;
+    return parsePrefix(pre);
+  }
+
+  /** The process of the header before k, or null when addLine must judge the line. Called only while procs is below its bound. */
   private asciiProc(b: AsciiBytes, a: number, k: number): Proc | null {
-    const p = this.asciiPrefix(b, a, k);
-    return p?.host ? this.procOf({ prefix: p, host: p.host, pid: p.pid }, p.host) : null;
+    const h = this.asciiHead(b, a, k);
+    return h?.prefix.host ? this.headProc(h) : null;
+  }
+
+  /** The process of a header with a host, as procOf finds it; called only while procs is below its bound, so it is one procs keeps and the entry may keep it too. */
+  private headProc(h: AsciiHead): Proc {
+    return (h.proc ??= this.procOf({ prefix: h.prefix, host: h.prefix.host, pid: h.prefix.pid }, h.prefix.host!));
+  }
+
+  /** A rank line rankAt() read from b, as fact() takes a rank fact: comm and busId become strings only when they change. */
+  private rankBytes(b: AsciiBytes, proc: Proc, p: Prefix): void {
+    const f = rankRead;
+    const r = this.rankOf(proc, f.rank);
+    if (!r) return;
+    r.nranks = f.nranks;
+    if (f.cudaDev !== null) {
+      r.cudaDev = f.cudaDev;
+      this.devStated.add(r);
+    } else if (p.cudaDev !== null && p.cudaDev >= 0) r.cudaDev ??= p.cudaDev;
+    // latin1Slice makes a string of its own: nothing to copy (own) as a slice of a read would need.
+    if (f.busStart >= 0 && !sameText(b, f.busStart, f.busEnd, r.busId)) r.busId = b.latin1Slice(f.busStart, f.busEnd);
+    if (!sameText(b, f.commStart, f.commEnd, r.comm)) r.comm = b.latin1Slice(f.commStart, f.commEnd);
+    if (f.stage === 'complete') r.initComplete = true;
+  }
+
+  /** A `GID` statement of IB device `ibDev` on host h: the first one for a device stands. */
+  private gid(h: HostState, ibDev: number, gidIndex: number): void {
+    if (!(String(ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(ibDev)] = gidIndex;
+  }
+
+  private learnHead(h: AsciiHead): void {
+    if (h.learned) return;
+    this.learnLauncher(h.prefix);
+    h.learned = true;
+  }
+
+  /** What a line with NCCL's host field teaches about its launcher prefix (see hostOf). */
+  private learnLauncher(l: Pick<LogLine, 'host' | 'launcher'>): void {
+    if (!l.host) return;
+    if (l.launcher.task && !this.taskHost.has(l.launcher.task) && this.taskHost.size < MAX_MAP) this.taskHost.set(l.launcher.task, l.host);
+    if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
   }
 
   private hostOf(l: LogLine): string {
@@ -387,15 +507,12 @@ export class LogCollector {
     if (l.level === 'INFO' && l.host && l.message.charCodeAt(0) === 67 /* C */) {
       const f = factOf(l.message);
       if (f?.kind === 'channel') {
-        this.channel(f, this.procOf(l, l.host));
+        this.channel(this.procOf(l, l.host), f.rank, f);
         return;
       }
     }
     const host = this.hostOf(l);
-    if (l.host) {
-      if (l.launcher.task && !this.taskHost.has(l.launcher.task) && this.taskHost.size < MAX_MAP) this.taskHost.set(l.launcher.task, l.host);
-      if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
-    }
+    this.learnLauncher(l);
     if (l.level === 'WARN') {
       if (typeof raw === 'function') raw = raw();
       const key = hash53(raw.trim());
@@ -580,19 +697,37 @@ export class LogCollector {
     return false;
   }
 
-  private channel(f: Extract<Fact, { kind: 'channel' }>, proc: Proc): void {
-    const r = this.rankState(proc, f.rank);
+  /** The rank the last channel line counted for, so the next line of the same rank skips the lookup. */
+  private lastRank: RankFacts | null = null;
+  private lastRankProc: Proc | null = null;
+
+  /** rankState, remembering the last answer: a rank's lines come in runs. */
+  private rankOf(proc: Proc, rank: number): RankFacts | null {
+    const r = this.lastRank;
+    // A process's RankFacts, once made, stays its own (rankState and absorb only add).
+    if (r !== null && r.rank === rank && this.lastRankProc === proc) return r;
+    const s = this.rankState(proc, rank);
+    if (s) {
+      this.lastRank = s;
+      this.lastRankProc = proc;
+    }
+    return s;
+  }
+
+  /** A channel line of `proc` about `rank` over transport `t`. */
+  private channel(proc: Proc, rank: number, t: Via): void {
+    const r = this.rankOf(proc, rank);
     if (!r) return;
     // Own keys only: a transport named by the log text may be `constructor` or `toString`.
-    if (Object.hasOwn(r.transports, f.transport)) r.transports[f.transport]! += 1;
-    else if (Object.keys(r.transports).length < 64) r.transports[f.transport] = 1;
-    if (f.transport.startsWith('NET/')) {
+    if (Object.hasOwn(r.transports, t.transport)) r.transports[t.transport]! += 1;
+    else if (Object.keys(r.transports).length < 64) r.transports[t.transport] = 1;
+    if (t.transport.startsWith('NET/')) {
       r.netChannels++;
-      if (f.gdr) r.gdrChannels++;
-      if (f.netDev !== null && !r.netDevices.includes(f.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(f.netDev);
+      if (t.gdr) r.gdrChannels++;
+      if (t.netDev !== null && !r.netDevices.includes(t.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(t.netDev);
       // Without a `Using network` line, the channel's transport is the one NCCL used.
-      if (this.summary.transport === null) this.summary.transport = f.transport.slice(4);
-      if (proc.host.transport === null) proc.host.transport = f.transport.slice(4);
+      if (this.summary.transport === null) this.summary.transport = t.transport.slice(4);
+      if (proc.host.transport === null) proc.host.transport = t.transport.slice(4);
     }
   }
 
@@ -663,10 +798,10 @@ export class LogCollector {
         break;
       }
       case 'channel':
-        this.channel(f, proc);
+        this.channel(proc, f.rank, f);
         break;
       case 'gid':
-        if (!(String(f.ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(f.ibDev)] = f.gidIndex;
+        this.gid(h, f.ibDev, f.gidIndex);
         break;
       case 'gdr-hca':
         if (!h.gdr.some((g) => g.hca === f.hca) && h.gdr.length < MAX_PER_HOST) h.gdr.push({ hca: f.hca, name: f.name, enabled: f.enabled });

@@ -105,7 +105,7 @@ const SET_TO = /^(NCCL_SOCKET_IFNAME|NCCL_IB_HCA|NCCL_OOB_NET_IFNAME) set to (.*
 const GID = /\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/;
 const GDR_HCA = /^NET\/\S+ ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'/;
 
-interface Via {
+export interface Via {
   transport: string;
   netDev: number | null;
   gdr: boolean;
@@ -114,7 +114,8 @@ interface Via {
 // A job prints the same few `via` texts millions of times.
 const viaCache = new Map<string, Via>();
 
-function channelVia(via: string): Via {
+/** The transport a channel's `via` text names, cached by the text. */
+export function channelVia(via: string): Via {
   let v = viaCache.get(via);
   if (!v) {
     if (viaCache.size > 10_000) viaCache.clear();
