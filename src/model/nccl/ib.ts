@@ -9,7 +9,7 @@ import { matchList, parseEntries } from './ifname-list.js';
 import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
 import { atLeast, type Profile } from './versions.js';
-import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, vnicHome, vnicRules, xmlNetPath, type VnicHome } from './vnic.js';
+import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, stackPath, vnicHome, vnicRules, xmlStack, type VnicHome } from './vnic.js';
 import { lowerFirst } from '../text.js';
 
 // ---------------------------------------------------------------------------
@@ -521,7 +521,16 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   const level = inputs.mergeLevel.level;
   if (inputs.mergeLevel.log) result.notes.push(`NCCL_NET_MERGE_LEVEL='${inputs.mergeLevel.raw}' is not a level name: INFO "${inputs.mergeLevel.log}", so no fusion`);
   const places = devices.map((d) => netPlace(d.pciPath, d.pciPathIsPci, d.numa ?? null));
-  const pathOf = (members: number[]) => xmlNetPath(members.map((m) => places[m]!), members);
+  const stacks = places.map((p, i) => xmlStack(p, i));
+  const pathOf = (members: number[]) => stackPath(members.map((m) => places[m]!), members.map((m) => stacks[m]!));
+  // AutoMerge asks for every pair, and the model is rebuilt for every simulated environment: one matrix per call.
+  const n = devices.length;
+  const pairRank = new Int8Array(n * n).fill(-1);
+  const rankOfPair = (i: number, j: number): number => {
+    let r = pairRank[i * n + j]!;
+    if (r < 0) pairRank[i * n + j] = pairRank[j * n + i] = r = mergeRank(pathOf([i, j]).path);
+    return r;
+  };
   // The node a group shares, as the text names it.
   const keyOf = (members: number[]): string => {
     const { common } = members.length > 1 ? pathOf(members) : { common: `nic:${places[members[0]!]!.pci[0] ?? ''}` };
@@ -561,7 +570,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   }
   const raw = autoMerge(
     devices.length,
-    (i, j) => (!byRail || (devices[i]!.rail !== -1 && devices[i]!.rail === devices[j]!.rail) ? mergeRank(pathOf([i, j]).path) : mergeRank('SYS') + 1),
+    (i, j) => (!byRail || (devices[i]!.rail !== -1 && devices[i]!.rail === devices[j]!.rail) ? rankOfPair(i, j) : mergeRank('SYS') + 1),
     mergeRank(level),
     profile.vnicMaxDevs,
     profile.vnicRefusal === 'retry' ? (g) => refusalOf(g.map((i) => devices[i]!.index)) !== null : null,

@@ -136,7 +136,7 @@ export function netPlace(pciPath: string | null, isPci: boolean, numa: number | 
 }
 
 /** An XML node on a NET's way up, top first: `system`, `cpu:N`, `pci:BDF`…, `nic:…`, `net:i`. */
-function xmlStack(p: NetPlace, net: number): string[] {
+export function xmlStack(p: NetPlace, net: number): string[] {
   return ['system', `cpu:${p.cpu}`, ...[...p.pci].reverse().map((b) => `pci:${b}`), `nic:${p.pci[0] ?? `cpu:${p.cpu}`}`, `net:${net}`];
 }
 
@@ -151,7 +151,11 @@ export type XmlPath = 'PORT' | 'PIX' | 'PXB' | 'PHB' | 'SYS';
  * `common`: that deepest shared node's key (xmlStack).
  */
 export function xmlNetPath(places: NetPlace[], nets: number[]): { path: XmlPath; common: string } {
-  const stacks = places.map((p, k) => xmlStack(p, nets[k]!));
+  return stackPath(places, places.map((p, k) => xmlStack(p, nets[k]!)));
+}
+
+/** xmlNetPath over stacks already built (xmlStack), for callers that compare many pairs. */
+export function stackPath(places: NetPlace[], stacks: string[][]): { path: XmlPath; common: string } {
   let common = 'system';
   for (let d = 0; d < stacks[0]!.length; d++) {
     const top = stacks[0]![d]!;
