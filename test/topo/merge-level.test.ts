@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergeDevices, readIbInputs, type NcclIbDevice } from '../../src/model/nccl/ib.js';
 import { atLeast, parseVersion, profileFor } from '../../src/model/nccl/versions.js';
-import { netPlace, vnicHome, vnicRules, xmlNetPath } from '../../src/model/nccl/vnic.js';
+import { netPlace, pairPath, vnicHome, vnicRules, xmlNetPath, xmlStack } from '../../src/model/nccl/vnic.js';
 import { netFusion } from '../../src/model/topo/report.js';
 import { buildSystem, fuseNets, pathMatrix, PATH_NAMES } from '../../src/model/topo/system.js';
 import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
@@ -62,6 +62,21 @@ describe('ncclTopoGetPath between NETs', () => {
     // Not for 03:00.0 and 13:00.0 (differ before the last character).
     const other = netPlace(`/sys/devices/${paths['A']!.slice(0, -1).join('/')}/0000:13:00.0`, true, 0);
     expect(xmlNetPath([place('A'), other], [0, 1]).path).toBe('PIX');
+  });
+});
+
+describe('pairPath (the per-pair form AutoMerge uses) agrees with xmlNetPath', () => {
+  it('on every pair of the tree, unfolded functions and NICs off the PCI tree included', () => {
+    const all = [...Object.keys(paths).filter((k) => k !== 'G').map(place), netPlace(`/sys/devices/${paths['A']!.slice(0, -1).join('/')}/0000:03:00.1`, true, 0), netPlace(null, false, null), { pci: [], cpu: 'first' }, netPlace(`/sys/devices/${paths['E']!.join('/')}`, true, null)];
+    let n = 0;
+    for (let i = 0; i < all.length; i++) {
+      for (let j = 0; j < all.length; j++) {
+        if (i === j) continue;
+        expect(pairPath(xmlStack(all[i]!, i), xmlStack(all[j]!, j), all[i]!, all[j]!)).toBe(xmlNetPath([all[i]!, all[j]!], [i, j]).path);
+        n++;
+      }
+    }
+    expect(n).toBe(90);
   });
 });
 

@@ -9,7 +9,7 @@ import { matchList, parseEntries } from './ifname-list.js';
 import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
 import { atLeast, type Profile } from './versions.js';
-import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, stackPath, vnicHome, vnicRules, xmlStack, type VnicHome } from './vnic.js';
+import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, pairPath, stackPath, vnicHome, vnicRules, xmlStack, type VnicHome } from './vnic.js';
 import { lowerFirst } from '../text.js';
 
 // ---------------------------------------------------------------------------
@@ -528,7 +528,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   const pairRank = new Int8Array(n * n).fill(-1);
   const rankOfPair = (i: number, j: number): number => {
     let r = pairRank[i * n + j]!;
-    if (r < 0) pairRank[i * n + j] = pairRank[j * n + i] = r = mergeRank(pathOf([i, j]).path);
+    if (r < 0) pairRank[i * n + j] = pairRank[j * n + i] = r = mergeRank(pairPath(stacks[i]!, stacks[j]!, places[i]!, places[j]!));
     return r;
   };
   // The node a group shares, as the text names it.

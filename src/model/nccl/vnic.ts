@@ -154,6 +154,21 @@ export function xmlNetPath(places: NetPlace[], nets: number[]): { path: XmlPath;
   return stackPath(places, places.map((p, k) => xmlStack(p, nets[k]!)));
 }
 
+/** The XmlPath of two NETs from their stacks (xmlStack), as stackPath gives it, without building arrays: AutoMerge asks it of every pair. */
+export function pairPath(a: string[], b: string[], pa: NetPlace, pb: NetPlace): XmlPath {
+  let d = 0;
+  while (d < a.length && a[d] === b[d]) d++;
+  const common = a[d - 1]!;
+  const x = a[d];
+  const y = b[d];
+  if (x !== undefined && x.startsWith('pci:') && (y === undefined || (y.startsWith('pci:') && y.length === x.length && y.slice(0, -1) === x.slice(0, -1)))) return 'PORT';
+  if (common === 'system') return 'SYS';
+  if (common.startsWith('cpu:')) return 'PHB';
+  if (common.startsWith('nic:') || common.startsWith('net:')) return 'PORT';
+  const bdf = common.slice(4);
+  return (pa.pci.length === 0 || pa.pci[1] === bdf) && (pb.pci.length === 0 || pb.pci[1] === bdf) ? 'PIX' : 'PXB';
+}
+
 /** xmlNetPath over stacks already built (xmlStack), for callers that compare many pairs. */
 export function stackPath(places: NetPlace[], stacks: string[][]): { path: XmlPath; common: string } {
   let common = 'system';

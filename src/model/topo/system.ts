@@ -328,7 +328,10 @@ export interface NetFusion {
  */
 export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSystem {
   if (f.mode === 'none') return sys;
-  const fns = new Map((topo?.functions ?? []).map((x) => [x.bdf, x]));
+  // Fused-only with nothing fused and no device left unplaced changes nothing (most nodes).
+  if (f.mode === 'fused-only' && !f.fused.length) return sys;
+  const madeUp = f.homes?.some((h) => h?.kind === 'made-up') ?? false;
+  const fns = new Map(madeUp ? (topo?.functions ?? []).map((x) => [x.bdf, x]) : []);
   const byIndex = new Map(sys.nets.map((n) => [n.ib!.index, n]));
   const homeOf = new Map(f.fused.map((g, k) => [g.join(','), f.homes?.[k]]));
   const replace = new Map<TNode, TNode | null>();
