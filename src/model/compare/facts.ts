@@ -22,6 +22,24 @@ import { chooseGid, describeChosen } from './gid-choice.js';
 import { netFusion, topoFacts } from '../topo/report.js';
 import type { BootstrapFacts, GidFacts, NodeFacts, PortFacts, TargetFacts } from './types.js';
 
+/**
+ * topoFacts, remembered by the content of its inputs: a cluster's nodes mostly
+ * share one layout, and rebuilding NCCL's graph per node was a tenth of
+ * compare's time. The answer is the same data (read only, never changed by
+ * compare); at most TOPO_MEMO layouts are kept.
+ */
+const TOPO_MEMO = 64;
+const topoMemo = new Map<string, ReturnType<typeof topoFacts>>();
+function sameTopoFacts(...args: Parameters<typeof topoFacts>): ReturnType<typeof topoFacts> {
+  const key = JSON.stringify(args);
+  let hit = topoMemo.get(key);
+  if (!hit) {
+    if (topoMemo.size >= TOPO_MEMO) topoMemo.clear();
+    topoMemo.set(key, (hit = topoFacts(...args)));
+  }
+  return hit;
+}
+
 export interface FactsOptions {
   /** Model this NCCL version on every node instead of the one found there. */
   ncclVersion?: string;
@@ -208,6 +226,6 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
     localAddresses: snap.network.addresses.filter((a) => a.scope !== 'host' && a.scope !== 'link').map((a) => a.address),
     routing: routingOf(snap),
     probeWarnings: snap.warnings.length,
-    topo: snap.pci?.topology ? topoFacts(snap.pci.topology, ib.transport.used ? ib.devices : [], profile, env.vars, readiness.status, netFusion(ib.transport.used ? ib : null, profile)) : null,
+    topo: snap.pci?.topology ? sameTopoFacts(snap.pci.topology, ib.transport.used ? ib.devices : [], profile, env.vars, readiness.status, netFusion(ib.transport.used ? ib : null, profile)) : null,
   };
 }
