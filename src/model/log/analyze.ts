@@ -412,15 +412,23 @@ export class LogCollector {
     const f = rankRead;
     const r = this.rankOf(proc, f.rank);
     if (!r) return;
-    r.nranks = f.nranks;
-    if (f.cudaDev !== null) {
-      r.cudaDev = f.cudaDev;
-      this.devStated.add(r);
-    } else if (p.cudaDev !== null && p.cudaDev >= 0) r.cudaDev ??= p.cudaDev;
+    this.rankStated(r, f.nranks, f.cudaDev, p.cudaDev, f.stage === 'complete');
     // latin1Slice makes a string of its own: nothing to copy (own) as a slice of a read would need.
     if (f.busStart >= 0 && !sameText(b, f.busStart, f.busEnd, r.busId)) r.busId = b.latin1Slice(f.busStart, f.busEnd);
     if (!sameText(b, f.commStart, f.commEnd, r.comm)) r.comm = b.latin1Slice(f.commStart, f.commEnd);
-    if (f.stage === 'complete') r.initComplete = true;
+  }
+
+  /**
+   * What a rank line states, read from text or bytes alike: a stated cudaDev overrides and is
+   * remembered as stated (absorb needs it); the header's device only fills in.
+   */
+  private rankStated(r: RankFacts, nranks: number, cudaDev: number | null, headerDev: number | null, complete: boolean): void {
+    r.nranks = nranks;
+    if (cudaDev !== null) {
+      r.cudaDev = cudaDev;
+      this.devStated.add(r);
+    } else if (headerDev !== null && headerDev >= 0) r.cudaDev ??= headerDev;
+    if (complete) r.initComplete = true;
   }
 
   /** A `GID` statement of IB device `ibDev` on host h: the first one for a device stands. */
@@ -787,14 +795,9 @@ export class LogCollector {
       case 'rank': {
         const r = this.rankState(proc, f.rank);
         if (!r) break;
-        r.nranks = f.nranks;
-        if (f.cudaDev !== null) {
-          r.cudaDev = f.cudaDev;
-          this.devStated.add(r);
-        } else if (l.cudaDev !== null && l.cudaDev >= 0) r.cudaDev ??= l.cudaDev;
+        this.rankStated(r, f.nranks, f.cudaDev, l.cudaDev, f.stage === 'complete');
         if (f.busId && r.busId !== f.busId) r.busId = own(f.busId);
         if (f.comm && r.comm !== f.comm) r.comm = own(f.comm);
-        if (f.stage === 'complete') r.initComplete = true;
         break;
       }
       case 'channel':

@@ -523,14 +523,6 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   const places = devices.map((d) => netPlace(d.pciPath, d.pciPathIsPci, d.numa ?? null));
   const stacks = places.map((p, i) => xmlStack(p, i));
   const pathOf = (members: number[]) => stackPath(members.map((m) => places[m]!), members.map((m) => stacks[m]!));
-  // AutoMerge asks for every pair, and the model is rebuilt for every simulated environment: one matrix per call.
-  const n = devices.length;
-  const pairRank = new Int8Array(n * n).fill(-1);
-  const rankOfPair = (i: number, j: number): number => {
-    let r = pairRank[i * n + j]!;
-    if (r < 0) pairRank[i * n + j] = pairRank[j * n + i] = r = mergeRank(pairPath(stacks[i]!, stacks[j]!, places[i]!, places[j]!));
-    return r;
-  };
   // The node a group shares, as the text names it.
   const keyOf = (members: number[]): string => {
     const { common } = members.length > 1 ? pathOf(members) : { common: `nic:${places[members[0]!]!.pci[0] ?? ''}` };
@@ -570,7 +562,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   }
   const raw = autoMerge(
     devices.length,
-    (i, j) => (!byRail || (devices[i]!.rail !== -1 && devices[i]!.rail === devices[j]!.rail) ? rankOfPair(i, j) : mergeRank('SYS') + 1),
+    (i, j) => (!byRail || (devices[i]!.rail !== -1 && devices[i]!.rail === devices[j]!.rail) ? mergeRank(pairPath(stacks[i]!, stacks[j]!, places[i]!, places[j]!)) : mergeRank('SYS') + 1),
     mergeRank(level),
     profile.vnicMaxDevs,
     profile.vnicRefusal === 'retry' ? (g) => refusalOf(g.map((i) => devices[i]!.index)) !== null : null,
@@ -657,10 +649,11 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
  */
 export function forceMergeGroups(raw: string, devices: NcclIbDevice[], profile: Profile): { groups: number[][]; notes: string[]; error?: { members: number[]; log: string }; hang?: string } {
   // strtok cuts the string it logs: the INFO shows the text up to the first ';'.
-  const shown = raw.split(';').find((t) => t !== '') ?? '';
+  const semis = raw.split(';').filter((t) => t !== '');
+  const shown = semis[0] ?? '';
   const notes = [`INFO "TOPO/NET : Force-fusing NICs using NCCL_NET_FORCE_MERGE=${raw}"`];
   const groups: number[][] = [];
-  for (const semi of raw.split(';').filter((t) => t !== '')) {
+  for (const semi of semis) {
     const list = parseEntries(semi, { parser: profile.listParser, maxEntries: profile.vnicMaxDevs, fieldsMatter: true });
     if (list.entries.length === 0) {
       const info = `NET/IB : Invalid NCCL_NET_FORCE_MERGE specified ${shown}. Couldn't parse substring ${semi}. Please provide a semicolon-delimited list of comma-delimited NIC groups.`;

@@ -154,22 +154,31 @@ export function xmlNetPath(places: NetPlace[], nets: number[]): { path: XmlPath;
   return stackPath(places, places.map((p, k) => xmlStack(p, nets[k]!)));
 }
 
+/** Where two ways part: <pci> siblings whose bus ids differ only in their last character (functions of one device not folded together). */
+const sameDevice = (x: string, y: string): boolean => y.startsWith('pci:') && y.length === x.length && y.slice(0, -1) === x.slice(0, -1);
+
+/** Whether a NET's NIC hangs directly from the <pci> `bdf` (ncclTopoCheckPix; a NIC off the PCI tree is not checked). */
+const directlyUnder = (p: NetPlace, bdf: string): boolean => p.pci.length === 0 || p.pci[1] === bdf;
+
+/** The path type the deepest shared node gives; `pix` tells whether every NIC hangs directly from a shared <pci>. */
+function pathBelow(common: string, pix: (bdf: string) => boolean): XmlPath {
+  if (common === 'system') return 'SYS';
+  if (common.startsWith('cpu:')) return 'PHB';
+  if (common.startsWith('nic:') || common.startsWith('net:')) return 'PORT';
+  return pix(common.slice(4)) ? 'PIX' : 'PXB';
+}
+
 /** The XmlPath of two NETs from their stacks (xmlStack), as stackPath gives it, without building arrays: AutoMerge asks it of every pair. */
 export function pairPath(a: string[], b: string[], pa: NetPlace, pb: NetPlace): XmlPath {
   let d = 0;
   while (d < a.length && a[d] === b[d]) d++;
-  const common = a[d - 1]!;
   const x = a[d];
   const y = b[d];
-  if (x !== undefined && x.startsWith('pci:') && (y === undefined || (y.startsWith('pci:') && y.length === x.length && y.slice(0, -1) === x.slice(0, -1)))) return 'PORT';
-  if (common === 'system') return 'SYS';
-  if (common.startsWith('cpu:')) return 'PHB';
-  if (common.startsWith('nic:') || common.startsWith('net:')) return 'PORT';
-  const bdf = common.slice(4);
-  return (pa.pci.length === 0 || pa.pci[1] === bdf) && (pb.pci.length === 0 || pb.pci[1] === bdf) ? 'PIX' : 'PXB';
+  if (x !== undefined && x.startsWith('pci:') && (y === undefined || sameDevice(x, y))) return 'PORT';
+  return pathBelow(a[d - 1]!, (bdf) => directlyUnder(pa, bdf) && directlyUnder(pb, bdf));
 }
 
-/** xmlNetPath over stacks already built (xmlStack), for callers that compare many pairs. */
+/** xmlNetPath over stacks already built (xmlStack). */
 export function stackPath(places: NetPlace[], stacks: string[][]): { path: XmlPath; common: string } {
   let common = 'system';
   for (let d = 0; d < stacks[0]!.length; d++) {
@@ -178,18 +187,10 @@ export function stackPath(places: NetPlace[], stacks: string[][]): { path: XmlPa
       common = top;
       continue;
     }
-    const multiPort =
-      top.startsWith('pci:') &&
-      stacks.slice(1).every((s) => s[d] === undefined || (s[d]!.startsWith('pci:') && s[d]!.length === top.length && s[d]!.slice(0, -1) === top.slice(0, -1)));
-    if (multiPort) return { path: 'PORT', common };
+    if (top.startsWith('pci:') && stacks.slice(1).every((s) => s[d] === undefined || sameDevice(top, s[d]!))) return { path: 'PORT', common };
     break;
   }
-  if (common === 'system') return { path: 'SYS', common };
-  if (common.startsWith('cpu:')) return { path: 'PHB', common };
-  if (common.startsWith('nic:') || common.startsWith('net:')) return { path: 'PORT', common };
-  const bdf = common.slice(4);
-  const pix = places.every((p) => p.pci.length === 0 || p.pci[1] === bdf);
-  return { path: pix ? 'PIX' : 'PXB', common };
+  return { path: pathBelow(common, (bdf) => places.every((p) => directlyUnder(p, bdf))), common };
 }
 
 /** What a release does when placing a vNIC (Profile-derived). */

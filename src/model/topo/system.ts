@@ -100,6 +100,22 @@ function gts(s: string | null): number {
   return m ? Number(m[1]) : Infinity;
 }
 
+/** Links a and b both ways (once per type), as ncclTopoConnectNodes does: each node's links sorted by bandwidth, largest first. */
+function connect(a: TNode, b: TNode, type: LinkType, bw: number): void {
+  for (const [x, y] of [[a, b], [b, a]] as const) {
+    if (x.links.some((l) => l.rem === y && l.type === type)) continue;
+    x.links.push({ type, bw, rem: y });
+    x.links.sort((p, q) => q.bw - p.bw);
+  }
+}
+
+/** Hangs a vNIC's NET from `nic`: its one link points there, and the NIC links back. */
+function attachNet(nic: TNode, vnic: TNode): void {
+  vnic.links[0]!.rem = nic;
+  nic.links.push({ type: 'NET', bw: vnic.links[0]!.bw, rem: vnic });
+  nic.links.sort((p, q) => q.bw - p.bw);
+}
+
 /**
  * The link_width and link_speed NCCL's XML gives a <pci> node (xml.cc
  * ncclTopoGetXmlFromSys): the smaller of the device's and its upstream
@@ -193,14 +209,6 @@ export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gp
       nodes.push(n);
     }
     return n;
-  };
-  const connect = (a: TNode, b: TNode, type: LinkType, bw: number) => {
-    for (const [x, y] of [[a, b], [b, a]] as const) {
-      if (x.links.some((l) => l.rem === y && l.type === type)) continue;
-      x.links.push({ type, bw, rem: y });
-      // ncclTopoConnectNodes keeps links sorted by bandwidth, largest first.
-      x.links.sort((p, q) => q.bw - p.bw);
-    }
   };
   // The CPU of a NUMA id as read: an unreadable numa_node reads as '' and converts to 0.
   const cpuOf = (numa: number | null) => node('CPU', String(numa ?? 0), { numa: String(numa ?? 0) });
@@ -340,7 +348,7 @@ export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSy
   const nodeOf = (key: string): TNode | undefined => (key.startsWith('CPU ') ? sys.cpus.find((c) => c.key === key.slice(4)) : sys.nodes.find((n) => (n.kind === 'PCI' || n.kind === 'NIC') && n.bdf === key));
   // A <pci> node's uplink at a new width (its bandwidth in both directions, links kept sorted).
   const widenTo = (bdf: string, width: number) => {
-    const n = sys.nodes.find((x) => (x.kind === 'PCI' || x.kind === 'NIC') && x.bdf === bdf);
+    const n = nodeOf(bdf);
     const up = n && nodeOf(parents.get(`${n.kind}:${bdf}`) ?? '');
     if (!n || !up) return;
     const bw = linkBwOf(width, pciLink(fns, fns.get(bdf)).speed);
@@ -359,7 +367,7 @@ export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSy
     const nets = n.members.map((m) => byIndex.get(m)).filter((x): x is TNode => !!x);
     if (n.members.length === 1) {
       // A device alone keeps its NET node, renumbered in 2.24.3–2.26.x.
-      if (nets[0] && nets[0].ib!.index !== n.index && !f.fused.some((g) => g.length > 1 && g.includes(n.members[0]!))) nets[0].ib = { ...nets[0].ib!, index: n.index };
+      if (nets[0] && nets[0].ib!.index !== n.index) nets[0].ib = { ...nets[0].ib!, index: n.index };
       continue;
     }
     const home = homeOf.get(n.members.join(','));
@@ -380,11 +388,11 @@ export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSy
     let up: TNode | undefined;
     let bw: number;
     if (home.kind === 'cpu-nic') {
-      up = sys.cpus.find((c) => c.key === home.cpu);
+      up = nodeOf(`CPU ${home.cpu}`);
       nic = sys.nodes.find((x) => x.kind === 'NIC' && x.key === `virtual:${home.cpu}`) ?? { kind: 'NIC', key: `virtual:${home.cpu}`, links: [], bdf: null, numa: null, ib: null };
       bw = LOC_BW;
     } else if (home.kind === 'made-up') {
-      up = 'pci' in home.under ? nodeOf(home.under.pci) : sys.cpus.find((c) => c.key === (home.under as { cpu: string }).cpu);
+      up = nodeOf('pci' in home.under ? home.under.pci : `CPU ${home.under.cpu}`);
       const places = nets.map((x) => netPlace(x.ib!.pciPath, x.ib!.pciPathIsPci, x.ib!.numa ?? null));
       const nic0 = fns.get(places[0]!.pci[0]!);
       const link0 = pciLink(fns, nic0);
@@ -407,15 +415,10 @@ export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSy
     }
     if (!sys.nodes.includes(nic) && !added.includes(nic)) {
       added.push(nic);
-      for (const [a, b] of [[nic, up], [up, nic]] as const) {
-        a.links.push({ type: 'PCI', bw, rem: b });
-        a.links.sort((p, q) => q.bw - p.bw);
-      }
+      connect(nic, up, 'PCI', bw);
       if (nic.bdf) parents.set(`NIC:${nic.bdf}`, up.kind === 'CPU' ? `CPU ${up.key}` : up.bdf!);
     }
-    vnic.links[0]!.rem = nic;
-    nic.links.push({ type: 'NET', bw: vnic.links[0]!.bw, rem: vnic });
-    nic.links.sort((p, q) => q.bw - p.bw);
+    attachNet(nic, vnic);
     // Its NET stands where its first member stood (every-group: after the members, which stay).
     if (f.mode !== 'fused-only') added.push(vnic);
   }
@@ -423,11 +426,7 @@ export function fuseNets(sys: TopoSystem, f: NetFusion, topo?: TopoPart): TopoSy
   for (const [old, vnic] of replace) {
     const nic = old.links.find((l) => l.type === 'NET')!.rem;
     nic.links = nic.links.filter((l) => l.rem !== old);
-    if (vnic && vnic.links[0]!.rem === old) {
-      vnic.links[0]!.rem = nic;
-      nic.links.push({ type: 'NET', bw: vnic.links[0]!.bw, rem: vnic });
-      nic.links.sort((p, q) => q.bw - p.bw);
-    }
+    if (vnic && vnic.links[0]!.rem === old) attachNet(nic, vnic);
   }
   // The vNIC takes its first member's place (its <net> follows theirs in the same <nic>).
   const swap = (list: TNode[]) => list.flatMap((n) => (replace.has(n) ? (replace.get(n) ? [replace.get(n)!] : []) : [n]));
