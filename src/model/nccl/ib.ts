@@ -648,9 +648,9 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
  * before strtok), so NCCL prints its INFO line forever.
  */
 export function forceMergeGroups(raw: string, devices: NcclIbDevice[], profile: Profile): { groups: number[][]; notes: string[]; error?: { members: number[]; log: string }; hang?: string } {
-  // strtok cuts the string it logs: the INFO shows the text up to the first ';'.
+  // strtok cuts the string it logs after its first group: the INFO shows the text up to there, leading ';'s included.
   const semis = raw.split(';').filter((t) => t !== '');
-  const shown = semis[0] ?? '';
+  const shown = /^;*[^;]*/.exec(raw)![0];
   const notes = [`INFO "TOPO/NET : Force-fusing NICs using NCCL_NET_FORCE_MERGE=${raw}"`];
   const groups: number[][] = [];
   for (const semi of semis) {
