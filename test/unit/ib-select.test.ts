@@ -284,9 +284,17 @@ describe('merging ports that share a NIC', () => {
     const m = run(four(), '2.28.3', { NCCL_NET_FORCE_MERGE: 'mlx5_0,mlx5_2' });
     expect(m.selection.netDevices.map((n) => `${n.index} ${n.name}`)).toEqual(['1 mlx5_1', '3 mlx5_3', '4 mlx5_0+mlx5_2']);
     expect(m.selection.merge.notes).toContain('INFO "TOPO/NET : Force-fusing NICs using NCCL_NET_FORCE_MERGE=mlx5_0,mlx5_2"');
+    // Two cards fused by the variable, not by NCCL_IB_MERGE_VFS folding (no IB-032); keeping them apart means unsetting it too.
+    expect(m.report.findings.some((f) => f.id === 'IB-032')).toBe(false);
+    const info = m.report.findings.find((f) => f.id === 'IB-028' && f.message.includes('(NCCL_NET_FORCE_MERGE)'))!;
+    expect(info.message).toMatch(/^Ports are fused into one NCCL network device/);
+    expect(info.remediation.env).toEqual({ NCCL_NET_MERGE_LEVEL: 'LOC', NCCL_NET_FORCE_MERGE: null });
     // The forced vNIC is made first: NET 4; the PHB group of the rest follows: NET 5.
     const both = run(four(), '2.28.3', { NCCL_NET_FORCE_MERGE: 'mlx5_2,mlx5_3', NCCL_NET_MERGE_LEVEL: 'PHB' });
     expect(both.selection.netDevices.map((n) => `${n.index} ${n.name}`)).toEqual(['4 mlx5_2+mlx5_3', '5 mlx5_0+mlx5_1']);
+    // Fused at PHB across cards: not NCCL_IB_MERGE_VFS's doing (no IB-032), and IB-028 names where they meet.
+    expect(both.report.findings.some((f) => f.id === 'IB-032')).toBe(false);
+    expect(both.report.findings.find((f) => f.id === 'IB-028' && f.message.startsWith('Ports are fused'))!.message).toContain('mlx5_0+mlx5_1 (CPU 0)');
     // Before 2.24.3 NCCL does not read it.
     expect(run(four(), '2.23.4', { NCCL_NET_FORCE_MERGE: 'mlx5_0,mlx5_2' }).selection.netDevices).toHaveLength(4);
   });

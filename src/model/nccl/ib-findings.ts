@@ -262,11 +262,20 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   const unread = selection.merge.groups.filter((x) => x.merged && x.home?.kind === 'unread');
   const vnicUnread = unread.length > 0 && profile.vnicMode === 'every-group';
   const ordinary: string[] = [];
+  // Groups fused for another reason than sharing one NIC: a merge level beyond PORT, or NCCL_NET_FORCE_MERGE.
+  let beyondNic = false;
+  let forced = false;
   for (const g of selection.merge.groups.filter((x) => x.merged && x.home?.kind !== 'unread' && x.home?.kind !== 'fatal')) {
     const devs = g.members.map((m) => selection.devices[m]!);
     const name = devs.map((d) => d.dev).join('+');
     const distinctSlots = new Set(devs.map((d) => d.fullPciPath.replace(/\.[0-7]$/, '')));
-    if (distinctSlots.size > 1 && !g.key.startsWith('first CPU') && profile.ibMergeVfsParam && selection.inputs.mergeVfs.value !== 0) {
+    // MERGE_VFS is the cause only when the folding made them one NIC (one folded path), not for a group fused across NICs.
+    const oneNic = new Set(devs.map((d) => d.pciPath)).size === 1;
+    if (g.forced || !oneNic) {
+      beyondNic = true;
+      forced ||= !!g.forced;
+      ordinary.push(`${name} (${g.forced ? 'NCCL_NET_FORCE_MERGE' : g.key})`);
+    } else if (distinctSlots.size > 1 && !g.key.startsWith('first CPU') && profile.ibMergeVfsParam && selection.inputs.mergeVfs.value !== 0) {
       add(
         'IB-032',
         'warn',
@@ -288,11 +297,13 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   }
   if (ordinary.length) {
     const how = profile.ibMerge === 'core-vnic' ? `fuses them into virtual NICs (NCCL_NET_MERGE_LEVEL=${selection.inputs.mergeLevel.level}; INFO "NET/IB : Made virtual device … name=…")` : 'merges them in the IB transport (2.20.3–2.23.x)';
-    add('IB-028', 'info', `Ports that share a NIC are one NCCL network device: NCCL ${versionString(profile.version)} ${how}: ${ordinary.join(', ')}`, profile.ibMerge === 'core-vnic' ? setEnv({ NCCL_NET_MERGE_LEVEL: 'LOC' }, 'Nothing to do unless you want them separate') : setEnv({ NCCL_IB_MERGE_NICS: '0' }, 'Nothing to do unless you want them separate'));
+    // A forced group is fused at any level: keeping it apart means unsetting NCCL_NET_FORCE_MERGE as well.
+    const apart: Record<string, string | null> = profile.ibMerge === 'core-vnic' ? { NCCL_NET_MERGE_LEVEL: 'LOC', ...(forced ? { NCCL_NET_FORCE_MERGE: null } : {}) } : { NCCL_IB_MERGE_NICS: '0' };
+    add('IB-028', 'info', `${beyondNic ? 'Ports are fused into one NCCL network device' : 'Ports that share a NIC are one NCCL network device'}: NCCL ${versionString(profile.version)} ${how}: ${ordinary.join(', ')}`, setEnv(apart, 'Nothing to do unless you want them separate'));
   }
   for (const n of selection.merge.notes) add('IB-028', 'info', n, advise('Nothing to do'));
   // A virtual NIC over ports on different IPv4 subnets (direct-connect meshes): a peer reachable from one member is not from the other.
-  for (const g of selection.merge.groups.filter((x) => x.merged && !vnicUnread)) {
+  for (const g of selection.merge.groups.filter((x) => x.merged && x.home?.kind !== 'unread' && x.home?.kind !== 'fatal')) {
     const members = g.members.map((m) => ports.find((r) => r.dev === selection.devices[m]!.dev && r.port.port === selection.devices[m]!.port)).filter((x): x is PortRef => !!x);
     const subnets = new Map<string, string[]>();
     let pointToPoint = false;
