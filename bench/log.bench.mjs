@@ -94,13 +94,15 @@ export default async function () {
       rssKb = Math.max(rssKb, Number(/MAXRSS_KB (\d+)/.exec(r.stderr)?.[1] ?? 0));
     }
     const mbs = (ms) => bytes / 1048576 / (ms / 1000);
-    // For the record: the same read in one pass on the main thread (worker threads off), once.
+    // For the record, once each: the same read in one thread (worker threads off), and without the WebAssembly scanner.
     const one = timed(process.execPath, [join(here, 'measure.mjs'), 'log', file, '--json'], { ...process.env, NCCLX_LOG_WORKERS: '0' }).ms;
+    const js = timed(process.execPath, [join(here, 'measure.mjs'), 'log', file, '--json'], { ...process.env, NCCLX_LOG_SCAN: 'js' }).ms;
     console.log('| command | best of 2 | MB/s |');
     console.log('|---|---|---|');
     console.log(`| grep -c 'NCCL INFO' | ${grep.toFixed(0)} ms | ${mbs(grep).toFixed(0)} |`);
     console.log(`| ncclx log --json | ${best.toFixed(0)} ms | ${mbs(best).toFixed(0)} |`);
     console.log(`| ncclx log --json, one thread (NCCLX_LOG_WORKERS=0, one run) | ${one.toFixed(0)} ms | ${mbs(one).toFixed(0)} |`);
+    console.log(`| ncclx log --json, no scanner (NCCLX_LOG_SCAN=js, one run) | ${js.toFixed(0)} ms | ${mbs(js).toFixed(0)} |`);
     target('log --json throughput / grep', mbs(best) / mbs(grep), { min: 1 / 3, unit: '×', digits: 2 });
     target('log --json peak memory', rssKb / 1024, { max: 200, unit: ' MiB', digits: 0 });
 

@@ -1,5 +1,5 @@
 // `ncclx log` on a large input: the bytes are cut at line starts into one
-// part per CPU, worker threads read the parts side by side, and the parts are
+// part per CPU, this thread and worker threads read the parts side by side, and the parts are
 // merged in input order (LogCollector.absorb). The merge is exact or declines;
 // when it declines, or anything about the input is unusual (standard input,
 // gzip, binary data, a worker failing), the input is read the ordinary way,
@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { LogCollector, type CollectorPart } from '../model/log/analyze.js';
-import { binary, expand, isGzip, logTarget, readFiles, SNIFF, type LogInput } from './log-read.js';
+import { binary, expand, isGzip, logTarget, readFiles, readRange, SNIFF, type LogInput } from './log-read.js';
 
 /** Below this many bytes, starting workers costs more than it saves. */
 const PARALLEL_MIN = 48 << 20;
@@ -116,6 +116,18 @@ async function cut(files: { path: string; size: number }[], n: number): Promise<
   return parts;
 }
 
+/** One part read in this thread, as a worker reads it (log-worker.ts). */
+export async function readPart(segments: Segment[]): Promise<WorkerReply> {
+  try {
+    const c = LogCollector.part();
+    const lines: number[] = [];
+    for (const s of segments) lines.push(await readRange(s.path, s.start, s.end, logTarget(c)));
+    return { part: c.part(), lines };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
 function runWorker(script: URL, segments: Segment[]): Promise<WorkerReply> {
   return new Promise((resolve) => {
     const w = new Worker(script, { workerData: { segments } });
@@ -143,7 +155,10 @@ export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream,
   if (n < 2 || !(await allText(files))) return ordinary();
   const parts = await cut(files, n);
   if (parts.length < 2) return ordinary();
-  const replies = await Promise.all(parts.map((segs) => runWorker(script, segs)));
+  // This thread reads the first part while workers read the others: it would only wait otherwise, and
+  // one worker fewer is one module graph fewer to load.
+  const others = Promise.all(parts.slice(1).map((segs) => runWorker(script, segs)));
+  const replies = [await readPart(parts[0]!), ...(await others)];
   const collector = new LogCollector();
   const lines = files.map(() => 0);
   for (let i = 0; i < replies.length; i++) {

@@ -3,16 +3,19 @@
 // to a sink, so memory stays bounded whatever the size; a line longer than
 // MAX_LINE is cut (and said so); binary data and devices are refused by name.
 // A plain regular file is read into one reused buffer (a fresh 1 MiB buffer
-// per chunk costs its allocation and page faults); the line splitter copies
-// the part of a line that waits for the next chunk, and sinks keep no bytes.
+// per chunk costs its allocation and page faults): the WebAssembly scanner's
+// input area when it is free (log-scan.ts), which then reads the chunk's lines
+// in place and hands the sink what it read; the line splitter copies the part
+// of a line that waits for the next chunk, and sinks keep no bytes.
 
-import { createReadStream, type Stats } from 'node:fs';
+import { createReadStream, readSync, type Stats } from 'node:fs';
 import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isAscii } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import { UserError } from '../model/errors.js';
 import type { AsciiBytes } from '../model/log/ascii.js';
+import { leaseInput, logScanner, RANK_FIELDS, RECORD_RANK, RECORD_REPLAY, RECORD_RUN, release, type LogScanner } from './log-scan.js';
 
 /** Longest line kept whole; NCCL's own lines are < 4 KiB (its buffer is 1–4 KiB). */
 export const MAX_LINE = 64 * 1024;
@@ -106,6 +109,24 @@ export function binary(head: Buffer): boolean {
 export interface LineTarget {
   line: LineSink;
   ascii?: (b: Buffer, a: number, e: number, k: number) => void;
+  /** What the scanner (log-scan.ts) read of ASCII chunks; only with `ascii`. */
+  scan?: ScanTarget;
+}
+
+/**
+ * Lines the scanner read: each call acts as `ascii` on those lines would, or
+ * returns false having done nothing (then each line goes to `ascii`). The
+ * line starts at a, its `NCCL` at k; rec[at …] holds what was read.
+ */
+export interface ScanTarget {
+  /** Consecutive plain channel lines of one header and rank: nvia × [via start, via end, via hash, lines]. */
+  run(b: Buffer, a: number, k: number, rank: number, rec: Int32Array, at: number, nvia: number): boolean;
+  /** A rank line: rankAt's fields (wasm/log-scan.c R_ order). */
+  rank(b: Buffer, a: number, k: number, rec: Int32Array, at: number): boolean;
+  /** A QP line: its IbDev and GID index. */
+  gid(b: Buffer, a: number, k: number, ibDev: number, gidIndex: number): boolean;
+  /** n lines without `NCCL`: they only count. */
+  bare(n: number): void;
 }
 
 /** Where the next `NCCL` starts at or after `from`, else b.length: memchr for its N, then the rest (a multi-byte needle costs more per call). */
@@ -140,23 +161,104 @@ class LineSplitter {
       this.flushCarry();
       a = nl + 1;
     }
-    const n = chunk.length;
-    const ascii = this.target.ascii && isAscii(chunk);
+    const ascii = this.target.ascii !== undefined && isAscii(chunk);
+    if (ascii && this.target.scan) {
+      const end = chunk.lastIndexOf(10) + 1;
+      if (end > a) a = this.scanned(chunk, a, end);
+    }
+    a = this.each(chunk, a, chunk.length, ascii);
+    if (a < chunk.length) this.keep(chunk.subarray(a));
+  }
+
+  /** The complete lines of b[a, end), one by one; returns where the first line not ended before `end` starts. */
+  private each(b: Buffer, a: number, end: number, ascii: boolean): number {
     // Where the next `NCCL` is: one search serves every line before it.
     let k = -1;
     for (;;) {
-      const nl = chunk.indexOf(10, a);
-      if (nl < 0) break;
+      const nl = b.indexOf(10, a);
+      if (nl < 0 || nl >= end) return a;
       this.lines++;
       let e = nl;
-      if (e > a && chunk[e - 1] === 13) e--;
+      if (e > a && b[e - 1] === 13) e--;
       if (ascii && e - a <= MAX_LINE) {
-        if (k < a) k = ncclAt(chunk, a);
-        this.target.ascii!(chunk, a, e, k < e ? k : -1);
-      } else this.text(chunk, a, e);
+        if (k < a) k = ncclAt(b, a);
+        this.target.ascii!(b, a, e, k < e ? k : -1);
+      } else this.text(b, a, e);
       a = nl + 1;
     }
-    if (a < n) this.keep(chunk.subarray(a));
+  }
+
+  /**
+   * The complete lines of the ASCII chunk[a, end) (end just past a newline)
+   * through the WebAssembly scanner; returns where it stopped: end, or earlier
+   * when there is no scanner, its input area is another reader's, or a line is
+   * longer than that area (each() reads the rest).
+   */
+  private scanned(chunk: Buffer, a: number, end: number): number {
+    const s = logScanner();
+    if (!s) return a;
+    if (chunk.buffer === s.input.buffer && chunk.byteOffset === s.input.byteOffset) {
+      this.scan(s, a, end);
+      return end;
+    }
+    if (s.holder) return a;
+    // Bytes from elsewhere (a stream's chunk) are copied in, whole lines at a time.
+    while (a < end) {
+      let w = Math.min(end, a + s.input.length);
+      if (w < end) w = chunk.lastIndexOf(10, w - 1) + 1;
+      if (w <= a) return a;
+      chunk.copy(s.input, 0, a, w);
+      this.scan(s, 0, w - a);
+      a = w;
+    }
+    return end;
+  }
+
+  /**
+   * The lines of the scanner's input[from, to), to just past a newline: runs of
+   * plain channel lines, rank and QP lines go to the target's `scan`, the rest
+   * (and what it declines) line by line as each() gives them.
+   */
+  private scan(s: LogScanner, from: number, to: number): void {
+    const b = s.input;
+    const t = this.target.scan!;
+    while (from < to) {
+      const next = s.scan(from, to);
+      if (next <= from) {
+        this.each(b, from, to, true);
+        break;
+      }
+      const bare = s.plain();
+      this.lines += bare;
+      t.bare(bare);
+      const out = s.out;
+      const n = s.records();
+      for (let i = 0; i < n; ) {
+        switch (out[i]) {
+          case RECORD_REPLAY:
+            this.each(b, out[i + 1]!, out[i + 2]!, true);
+            i += 3;
+            break;
+          case RECORD_RUN: {
+            const nvia = out[i + 5]!;
+            if (t.run(b, out[i + 1]!, out[i + 2]!, out[i + 4]!, out, i + 6, nvia)) for (let j = 0; j < nvia; j++) this.lines += out[i + 9 + 4 * j]!;
+            else this.each(b, out[i + 1]!, out[i + 3]!, true);
+            i += 6 + 4 * nvia;
+            break;
+          }
+          case RECORD_RANK:
+            if (t.rank(b, out[i + 1]!, out[i + 2]!, out, i + 4)) this.lines++;
+            else this.each(b, out[i + 1]!, out[i + 3]!, true);
+            i += 4 + RANK_FIELDS;
+            break;
+          default:
+            if (t.gid(b, out[i + 1]!, out[i + 2]!, out[i + 4]!, out[i + 5]!)) this.lines++;
+            else this.each(b, out[i + 1]!, out[i + 3]!, true);
+            i += 6;
+        }
+      }
+      from = next;
+    }
   }
 
   /** A line given as text: decoded, cut at MAX_LINE characters. */
@@ -203,8 +305,25 @@ class LineSplitter {
 }
 
 /** A collector's two ways in: text lines, and lines of ASCII chunks in place (a Buffer has latin1Slice). */
-export function logTarget(c: { addLine(line: string, truncated: boolean): void; addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void }): LineTarget {
-  return { line: (l, cut) => c.addLine(l, cut), ascii: (b, a, e, k) => c.addAsciiLine(b as unknown as AsciiBytes, a, e, k) };
+export function logTarget(c: {
+  addLine(line: string, truncated: boolean): void;
+  addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void;
+  addChannelRun(b: AsciiBytes, a: number, k: number, rank: number, rec: Int32Array, at: number, nvia: number): boolean;
+  addRankLine(b: AsciiBytes, a: number, k: number, rec: Int32Array, at: number): boolean;
+  addGidLine(b: AsciiBytes, a: number, k: number, ibDev: number, gidIndex: number): boolean;
+  addBareLines(n: number): void;
+}): LineTarget {
+  const bytes = (b: Buffer) => b as unknown as AsciiBytes;
+  return {
+    line: (l, cut) => c.addLine(l, cut),
+    ascii: (b, a, e, k) => c.addAsciiLine(bytes(b), a, e, k),
+    scan: {
+      run: (b, a, k, rank, rec, at, nvia) => c.addChannelRun(bytes(b), a, k, rank, rec, at, nvia),
+      rank: (b, a, k, rec, at) => c.addRankLine(bytes(b), a, k, rec, at),
+      gid: (b, a, k, ibDev, gidIndex) => c.addGidLine(bytes(b), a, k, ibDev, gidIndex),
+      bare: (n) => c.addBareLines(n),
+    },
+  };
 }
 
 /** An error thrown by the sink (a bug in ncclx), carried past the input-error handling unchanged. */
@@ -221,11 +340,15 @@ function readError(label: string, e: unknown): UserError {
   return new UserError(`${label}: ${why}`);
 }
 
-/** Reads from fh at pos (null: where the last read ended) into buf[from, to) until it is full or the file ends; the bytes read. */
-async function fill(fh: FileHandle, buf: Buffer, from: number, to: number, pos: number | null): Promise<number> {
+/**
+ * Reads from fh at pos (null: where the last read ended) into buf[from, to) until it is full or the file ends; the bytes read.
+ * Synchronous: a regular file's read is a copy from the page cache, and handing each 1 MiB to libuv's
+ * threads and back left the reading thread idle about a quarter of the time; only `ncclx log` reads this way.
+ */
+function fill(fh: FileHandle, buf: Buffer, from: number, to: number, pos: number | null): number {
   let n = 0;
   while (from + n < to) {
-    const { bytesRead } = await fh.read(buf, from + n, to - from - n, pos === null ? null : pos + n);
+    const bytesRead = readSync(fh.fd, buf, from + n, to - from - n, pos === null ? null : pos + n);
     if (bytesRead === 0) break;
     n += bytesRead;
   }
@@ -242,11 +365,13 @@ async function readPlain(name: string, into: LineTarget): Promise<LogInput | nul
   if (!(await stat(name).catch(() => null))?.isFile()) return null;
   const fh = await open(name, 'r').catch(() => null);
   if (!fh) return null;
+  // The scanner's input area when it is free: the file is read straight into it.
+  const lease = {};
   try {
-    const buf = Buffer.allocUnsafe(CHUNK);
+    const buf = leaseInput(lease) ?? Buffer.allocUnsafe(CHUNK);
     let n: number;
     try {
-      n = await fill(fh, buf, 0, CHUNK, null);
+      n = fill(fh, buf, 0, CHUNK, null);
     } catch {
       return null;
     }
@@ -259,7 +384,7 @@ async function readPlain(name: string, into: LineTarget): Promise<LogInput | nul
       bytes += n;
       splitter.push(buf.subarray(0, n));
       try {
-        n = await fill(fh, buf, 0, CHUNK, null);
+        n = fill(fh, buf, 0, CHUNK, null);
       } catch (e) {
         throw readError(name, e);
       }
@@ -267,6 +392,7 @@ async function readPlain(name: string, into: LineTarget): Promise<LogInput | nul
     splitter.end();
     return { name, bytes, lines: splitter.lines, gzip: false };
   } finally {
+    release(lease);
     await fh.close().catch(() => {});
   }
 }
@@ -372,6 +498,14 @@ export async function readFiles(files: { path: string; fromDir: boolean }[], int
   return out;
 }
 
+/** The lines of `chunks`, split as the reader splits a file read in those chunks (for tests of where chunks end); returns how many. */
+export function splitLines(chunks: Buffer[], into: LineTarget): number {
+  const splitter = new LineSplitter(into);
+  for (const c of chunks) splitter.push(c);
+  splitter.end();
+  return splitter.lines;
+}
+
 /**
  * The lines of bytes [start, end) of a plain file, which begins a line and ends
  * one or the file: one worker's part of a large log (log-parallel.ts). Returns
@@ -381,15 +515,17 @@ export async function readRange(path: string, start: number, end: number, into: 
   const splitter = new LineSplitter(into);
   if (end > start) {
     const fh = await open(path, 'r');
+    const lease = {};
     try {
-      const buf = Buffer.allocUnsafe(Math.min(CHUNK, end - start));
+      const buf = (leaseInput(lease) ?? Buffer.allocUnsafe(CHUNK)).subarray(0, Math.min(CHUNK, end - start));
       for (let pos = start; pos < end; ) {
-        const n = await fill(fh, buf, 0, Math.min(buf.length, end - pos), pos);
+        const n = fill(fh, buf, 0, Math.min(buf.length, end - pos), pos);
         if (n === 0) break;
         splitter.push(buf.subarray(0, n));
         pos += n;
       }
     } finally {
+      release(lease);
       await fh.close();
     }
   }

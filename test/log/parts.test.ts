@@ -1,7 +1,8 @@
-// The two shortcuts of `ncclx log` give exactly what reading every line as
-// text gives: channel lines read from the bytes of an ASCII chunk
-// (addAsciiLine), and a large log read in parts by worker threads and merged
-// (part/absorb). Checked on the whole corpus, every split point, and random
+// The shortcuts of `ncclx log` give exactly what reading every line as text
+// gives: channel lines read from the bytes of an ASCII chunk (addAsciiLine),
+// the same read by the WebAssembly scanner (asScanned; test/log/scan.test.ts
+// has its own cases), and a large log read in parts by worker threads and
+// merged (part/absorb). Checked on the whole corpus, every split point, and random
 // logs built from the shapes that make the merge hard: first statements,
 // duplicate WARNs across parts, hosts known only through the launcher.
 import fc from 'fast-check';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AsciiBytes } from '../../src/model/log/ascii.js';
 import { LogCollector } from '../../src/model/log/analyze.js';
+import { logTarget, splitLines } from '../../src/probe/log-read.js';
 import { runs } from '../fuzz/lib.js';
 
 const CORPUS = join(__dirname, 'corpus');
@@ -54,6 +56,12 @@ function asChunk(lines: string[], c = new LogCollector()): LogCollector {
   return c;
 }
 
+/** The lines as the reader reads a file that holds them: ASCII chunks through the WebAssembly scanner (log-scan.ts). */
+function asScanned(lines: string[], c = new LogCollector()): LogCollector {
+  splitLines([Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8')], logTarget(c));
+  return c;
+}
+
 /** The lines cut at `cuts`, each part read by a collector of its own, then merged in order; null when a merge declines. */
 function inParts(lines: string[], cuts: number[], read = asBytes) {
   const bounds = [0, ...cuts, lines.length];
@@ -69,7 +77,11 @@ const CHANNEL = 'gpu1:11:12 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via
 
 describe('channel lines read from bytes', () => {
   it('the bytes give what the text gives on every corpus file', () => {
-    for (const f of corpus) expect(asBytes(linesOf(f)).result(), f).toEqual(asText(linesOf(f)).result());
+    for (const f of corpus) {
+      const text = asText(linesOf(f)).result();
+      expect(asBytes(linesOf(f)).result(), f).toEqual(text);
+      expect(asScanned(linesOf(f)).result(), f).toEqual(text);
+    }
   });
 
   it('and on each way a channel or INFO line strays from its plain shape', () => {
@@ -124,7 +136,12 @@ describe('channel lines read from bytes', () => {
       `:11:12 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>`,
       'gpu1:11:12 [0] NCCL INFO comm 0x55d0 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0',
     );
-    for (const v of variants) expect(asBytes([v, CHANNEL]).result(), JSON.stringify(v)).toEqual(asText([v, CHANNEL]).result());
+    for (const v of variants) {
+      const text = asText([v, CHANNEL]).result();
+      expect(asBytes([v, CHANNEL]).result(), JSON.stringify(v)).toEqual(text);
+      expect(asScanned([v, CHANNEL]).result(), JSON.stringify(v)).toEqual(text);
+      expect(asScanned([CHANNEL, v, CHANNEL, v]).result(), JSON.stringify(v)).toEqual(asText([CHANNEL, v, CHANNEL, v]).result());
+    }
     // A transport named `constructor` by the log text is counted like any other (own keys, not Object's).
     expect(asBytes([CHANNEL.replace(/via .*/, 'via constructor'), CHANNEL.replace(/via .*/, 'via constructor')]).result().ranks[0]!.transports).toEqual({ constructor: 2 });
     // Control: the plain shape is taken from the bytes (a collector fed nothing else still counts it).
@@ -176,10 +193,13 @@ describe('what the byte path remembers from line to line', () => {
     const text = asText(lines).result();
     expect(asBytes(lines).result()).toEqual(text);
     expect(asChunk(lines).result()).toEqual(text);
+    expect(asScanned(lines).result()).toEqual(text);
     expect(asChunk([...lines].reverse()).result()).toEqual(asText([...lines].reverse()).result());
+    expect(asScanned([...lines].reverse()).result()).toEqual(asText([...lines].reverse()).result());
     // Each line twice in a row, then the whole list again: every entry is met again after others.
     const twice = [...lines.flatMap((l) => [l, l]), ...lines];
     expect(asChunk(twice).result()).toEqual(asText(twice).result());
+    expect(asScanned(twice).result()).toEqual(asText(twice).result());
   });
 
   it('past the bounds of its tables: more distinct headers and vias than they hold, then the first ones again', () => {
@@ -192,13 +212,17 @@ describe('what the byte path remembers from line to line', () => {
     }
     const again = [...ls.slice(0, 400), ...ls.slice(-400), ...ls.slice(0, 400)];
     const all = [...ls, ...again];
-    expect(asChunk(all).result()).toEqual(asText(all).result());
+    const text = asText(all).result();
+    expect(asChunk(all).result()).toEqual(text);
+    expect(asScanned(all).result()).toEqual(text);
   });
 
   it('random orders of near-identical lines', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...lines), { minLength: 1, maxLength: 40 }), (ls) => {
-        expect(asChunk(ls).result()).toEqual(asText(ls).result());
+        const text = asText(ls).result();
+        expect(asChunk(ls).result()).toEqual(text);
+        expect(asScanned(ls).result()).toEqual(text);
       }),
       runs(200),
     );
@@ -244,7 +268,9 @@ describe('rank and QP lines read from bytes', () => {
   it('give what the text gives on every shape, near-misses included', () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), (ls) => {
-        expect(asChunk(ls).result()).toEqual(asText(ls).result());
+        const text = asText(ls).result();
+        expect(asChunk(ls).result()).toEqual(text);
+        expect(asScanned(ls).result()).toEqual(text);
       }),
       runs(1000),
     );
@@ -260,6 +286,7 @@ describe('rank and QP lines read from bytes', () => {
     ];
     const text = asText(ls).result();
     expect(asChunk(ls).result()).toEqual(text);
+    expect(asScanned(ls).result()).toEqual(text);
     expect(text.ranks[0]).toMatchObject({ rank: 5, nranks: 1000, cudaDev: 4, busId: '1c000', comm: '0x55d0a002', initComplete: true });
     expect(text.hosts[0]!.gidIndex).toEqual({ 5: 3 });
   });
@@ -348,6 +375,7 @@ describe('a log read in parts and merged', () => {
         if (r === null) return void declined++;
         merged++;
         expect(r).toEqual(asText(lines).result());
+        expect(inParts(lines, cuts, asScanned)).toEqual(r);
       }),
       runs(400),
     );

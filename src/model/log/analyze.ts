@@ -5,7 +5,7 @@
 // the log's size.
 
 import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
-import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, type AsciiBytes } from './ascii.js';
+import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
 import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 
@@ -306,6 +306,75 @@ export class LogCollector {
     this.addLine(b.latin1Slice(a, e));
   }
 
+  /** n lines with no `NCCL` in them, as addAsciiLine takes each (they only count). */
+  addBareLines(n: number): void {
+    this.lines += n;
+  }
+
+  /**
+   * Consecutive channel lines of one header (bytes [a, k) of the first) and one
+   * rank, as the reader's scanner (wasm/log-scan.c) found them: each distinct via
+   * once, at rec[at + 4i …] as [start, end, hash, lines], in the order first met.
+   * Has the effect of addAsciiLine on each of those lines, or does nothing and
+   * returns false (the reader then gives the lines one by one) when addAsciiLine
+   * would hand any of them to addLine.
+   */
+  addChannelRun(b: AsciiBytes, a: number, k: number, rank: number, rec: Int32Array, at: number, nvia: number): boolean {
+    const h = this.scannedHead(b, a, k);
+    if (!h) return false;
+    const proc = this.headProc(h);
+    for (let i = 0; i < nvia; i++) {
+      const o = at + 4 * i;
+      const n = rec[o + 3]!;
+      this.lines += n;
+      this.ncclLines += n;
+      this.channel(proc, rank, viaAt(b, rec[o]!, rec[o + 1]!, rec[o + 2]!), n);
+    }
+    return true;
+  }
+
+  /**
+   * A rank line as the scanner read it (rec[at …]: rankAt's fields in
+   * wasm/log-scan.c's R_ order): what infoAscii does with it, or false (nothing
+   * done) when infoAscii would not give it to rankAt.
+   */
+  addRankLine(b: AsciiBytes, a: number, k: number, rec: Int32Array, at: number): boolean {
+    const h = this.scannedHead(b, a, k);
+    if (!h) return false;
+    const r = rankRead;
+    r.commStart = rec[at]!;
+    r.commEnd = rec[at + 1]!;
+    r.rank = rec[at + 2]!;
+    r.nranks = rec[at + 3]!;
+    r.cudaDev = rec[at + 4] ? (rec[at + 5] ? -rec[at + 6]! : rec[at + 6]!) : null;
+    r.busStart = rec[at + 7]!;
+    r.busEnd = rec[at + 8]!;
+    r.stage = rec[at + 9] === 1 ? 'start' : rec[at + 9] === 2 ? 'complete' : null;
+    this.lines++;
+    this.ncclLines++;
+    this.learnHead(h);
+    this.rankBytes(b, this.headProc(h), h.prefix);
+    return true;
+  }
+
+  /** A QP line as the scanner read it: what infoAscii does with it, or false (nothing done) when infoAscii would not give it to gidAt. */
+  addGidLine(b: AsciiBytes, a: number, k: number, ibDev: number, gidIndex: number): boolean {
+    const h = this.scannedHead(b, a, k);
+    if (!h) return false;
+    this.lines++;
+    this.ncclLines++;
+    this.learnHead(h);
+    this.gid(this.headProc(h).host, ibDev, gidIndex);
+    return true;
+  }
+
+  /** The header of a line the scanner read, when it has a host and its process has room; else null (the line is read the ordinary way). */
+  private scannedHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
+    if (this.procs.size + 1 >= MAX_MAP) return null;
+    const h = this.asciiHead(b, a, k);
+    return h?.prefix.host ? h : null;
+  }
+
   /**
    * Any other `NCCL INFO` line of an ASCII chunk, as parseLine would read it
    * but without cleaning and re-scanning the whole line: false (nothing done)
@@ -495,11 +564,12 @@ export class LogCollector {
     return p;
   }
 
-  private rankState(proc: Proc, rank: number): RankFacts | null {
+  /** `lines`: how many lines asked (a refused rank counts each). */
+  private rankState(proc: Proc, rank: number, lines = 1): RankFacts | null {
     let r = proc.byRank.get(rank);
     if (!r) {
       if (this.ranks.size >= MAX_RANKS) {
-        this.capped++;
+        this.capped += lines;
         return null;
       }
       r = { host: proc.host.host, pid: proc.pid, rank, nranks: null, cudaDev: null, busId: null, comm: null, initComplete: false, transports: {}, netDevices: [], netChannels: 0, gdrChannels: 0 };
@@ -710,11 +780,11 @@ export class LogCollector {
   private lastRankProc: Proc | null = null;
 
   /** rankState, remembering the last answer: a rank's lines come in runs. */
-  private rankOf(proc: Proc, rank: number): RankFacts | null {
+  private rankOf(proc: Proc, rank: number, lines = 1): RankFacts | null {
     const r = this.lastRank;
     // A process's RankFacts, once made, stays its own (rankState and absorb only add).
     if (r !== null && r.rank === rank && this.lastRankProc === proc) return r;
-    const s = this.rankState(proc, rank);
+    const s = this.rankState(proc, rank, lines);
     if (s) {
       this.lastRank = s;
       this.lastRankProc = proc;
@@ -722,16 +792,16 @@ export class LogCollector {
     return s;
   }
 
-  /** A channel line of `proc` about `rank` over transport `t`. */
-  private channel(proc: Proc, rank: number, t: Via): void {
-    const r = this.rankOf(proc, rank);
+  /** `lines` channel lines of one rank and via: what one such line does, that many times. */
+  private channel(proc: Proc, rank: number, t: Via, lines = 1): void {
+    const r = this.rankOf(proc, rank, lines);
     if (!r) return;
     // Own keys only: a transport named by the log text may be `constructor` or `toString`.
-    if (Object.hasOwn(r.transports, t.transport)) r.transports[t.transport]! += 1;
-    else if (Object.keys(r.transports).length < 64) r.transports[t.transport] = 1;
+    if (Object.hasOwn(r.transports, t.transport)) r.transports[t.transport]! += lines;
+    else if (Object.keys(r.transports).length < 64) r.transports[t.transport] = lines;
     if (t.transport.startsWith('NET/')) {
-      r.netChannels++;
-      if (t.gdr) r.gdrChannels++;
+      r.netChannels += lines;
+      if (t.gdr) r.gdrChannels += lines;
       if (t.netDev !== null && !r.netDevices.includes(t.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(t.netDev);
       // Without a `Using network` line, the channel's transport is the one NCCL used.
       if (this.summary.transport === null) this.summary.transport = t.transport.slice(4);

@@ -136,20 +136,20 @@ export function channelAt(b: AsciiBytes, m: number, e: number): boolean {
   }
   // A [receive] line names the peer first and this rank second (channelFact).
   channelRead.rank = receive ? to : from;
+  channelRead.via = viaAt(b, v, e, h);
+  return true;
+}
+
+/** The via of bytes [v, e), whose hash (31 × h + byte, in 32 bits) is h: as channelVia reads its text. */
+export function viaAt(b: AsciiBytes, v: number, e: number, h: number): Via {
   const n = e - v;
-  if (n > VIA_KEEP) {
-    channelRead.via = channelVia(b.latin1Slice(v, e));
-    return true;
-  }
+  if (n > VIA_KEEP) return channelVia(b.latin1Slice(v, e));
   const slot = h & (VIA_SLOTS - 1);
   const hit = viaSlots[slot];
-  if (hit && hit.bytes.length === n && sameBytes(b, v, hit.bytes)) channelRead.via = hit.via;
-  else {
-    const via = channelVia(b.latin1Slice(v, e));
-    viaSlots[slot] = { bytes: copyBytes(b, v, e), via };
-    channelRead.via = via;
-  }
-  return true;
+  if (hit && hit.bytes.length === n && sameBytes(b, v, hit.bytes)) return hit.via;
+  const via = channelVia(b.latin1Slice(v, e));
+  viaSlots[slot] = { bytes: copyBytes(b, v, e), via };
+  return via;
 }
 
 /** The char codes of s. */
