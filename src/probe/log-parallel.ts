@@ -1,9 +1,9 @@
 // `ncclx log` on a large input: the bytes are cut at line starts into one
-// part per CPU, this thread and worker threads read the parts side by side, and the parts are
-// merged in input order (LogCollector.absorb). The merge is exact or declines;
-// when it declines, or anything about the input is unusual (standard input,
-// gzip, binary data, a worker failing), the input is read the ordinary way,
-// so the answer never depends on how it was read.
+// part per CPU, this thread and worker threads read the parts side by side,
+// and the parts are merged in input order (LogCollector.absorb). The merge is
+// exact or declines; when it declines, or anything about the input is unusual
+// (standard input, gzip, binary data, a worker failing), the input is read the
+// ordinary way, so the answer never depends on how it was read.
 import { existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -31,11 +31,11 @@ export type WorkerReply = { part: CollectorPart; lines: number[] } | { error: st
 export interface Collected {
   collector: LogCollector;
   inputs: LogInput[];
-  /** Worker threads that read the input (0: read in this thread). */
-  workers: number;
+  /** Parts read side by side, by this thread and worker threads (0: read whole in this thread). */
+  parts: number;
 }
 
-/** NCCLX_LOG_WORKERS=N reads with N workers whatever the size (0: never); unset, the CPUs and the size decide. */
+/** NCCLX_LOG_WORKERS=N reads N parts (this thread and N − 1 workers) whatever the size (0 or 1: one pass); unset, the CPUs and the size decide. */
 function workerCount(total: number, env: string | undefined): number {
   if (env !== undefined && /^\d+$/.test(env)) return Math.min(Number(env), WORKERS_MAX);
   if (total < PARALLEL_MIN) return 0;
@@ -143,7 +143,7 @@ export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream,
   const ordinary = async (): Promise<Collected> => {
     const collector = new LogCollector();
     const inputs = await readFiles(listed, logTarget(collector), stdin, skipped);
-    return { collector, inputs, workers: 0 };
+    return { collector, inputs, parts: 0 };
   };
   // The worker is the built module beside this one (run from the TypeScript sources, there is none).
   const script = new URL('./log-worker.js', import.meta.url);
@@ -155,8 +155,8 @@ export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream,
   if (n < 2 || !(await allText(files))) return ordinary();
   const parts = await cut(files, n);
   if (parts.length < 2) return ordinary();
-  // This thread reads the first part while workers read the others: it would only wait otherwise, and
-  // one worker fewer is one module graph fewer to load.
+  // This thread reads the first part while workers read the others: it would only wait otherwise,
+  // and one worker fewer is one module graph fewer to load.
   const others = Promise.all(parts.slice(1).map((segs) => runWorker(script, segs)));
   const replies = [await readPart(parts[0]!), ...(await others)];
   const collector = new LogCollector();
@@ -167,5 +167,5 @@ export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream,
     parts[i]!.forEach((s, j) => (lines[s.file]! += r.lines[j]!));
   }
   const inputs = files.map((f, i) => ({ name: f.path, bytes: f.size, lines: lines[i]!, gzip: false }));
-  return { collector, inputs, workers: replies.length };
+  return { collector, inputs, parts: replies.length };
 }

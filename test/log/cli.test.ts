@@ -133,12 +133,12 @@ describe('the corpus, one release family and launcher per file', () => {
         expect(parts.d, `${args.join(' ')} with ${n} workers`).toEqual(one.d);
       }
     }
-    // Control: the parts were read by workers and merged (not read again whole), and the big log says what it holds.
+    // Control: the parts were read side by side and merged (not read again whole), and the big log says what it holds.
     const { collectLogs } = await import(pathToFileURL(join(__dirname, '../../dist/probe/log-parallel.js')).href);
     const got = await collectLogs([big], process.stdin, () => {}, '3');
-    expect(got.workers).toBe(3);
+    expect(got.parts).toBe(3);
     const whole = await collectLogs([big], process.stdin, () => {}, '0');
-    expect(whole.workers).toBe(0);
+    expect(whole.parts).toBe(0);
     expect(got.collector.result()).toEqual(whole.collector.result());
     const d = json([big], undefined, { NCCLX_LOG_WORKERS: '3' }).d;
     expect(d.ranks).toHaveLength(16);
