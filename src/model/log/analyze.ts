@@ -8,6 +8,7 @@ import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './fact
 import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
 import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
+import { compareVersion } from '../nccl/versions.js';
 
 export interface LogProblem {
   signature: string;
@@ -623,7 +624,7 @@ export class LogCollector {
     if (f) {
       this.usedHost(l);
       this.fact(f, host, l);
-    }
+    } else if (!p && l.host) this.procOf(l, l.host); // a line that states nothing still shows its host and process
   }
 
   /** `line`: the kept text of `raw` when the caller has it (a replayed event). */
@@ -803,9 +804,20 @@ export class LogCollector {
       r.netChannels += lines;
       if (t.gdr) r.gdrChannels += lines;
       if (t.netDev !== null && !r.netDevices.includes(t.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(t.netDev);
-      // Without a `Using network` line, the channel's transport is the one NCCL used.
-      if (this.summary.transport === null) this.summary.transport = t.transport.slice(4);
-      if (proc.host.transport === null) proc.host.transport = t.transport.slice(4);
+      // Without a `Using network` line, the channel's transport is the one NCCL used; a name other than
+      // NCCL's own (IB, Socket) is a plugin's, as for `Using network`.
+      if (this.summary.transport === null || proc.host.transport === null) {
+        const name = t.transport.slice(4);
+        const plugin = name !== 'IB' && name !== 'Socket';
+        if (this.summary.transport === null) {
+          this.summary.transport = name;
+          if (plugin) this.summary.netPlugin ??= name;
+        }
+        if (proc.host.transport === null) {
+          proc.host.transport = name;
+          if (plugin) proc.host.netPlugin ??= name;
+        }
+      }
     }
   }
 
@@ -911,16 +923,21 @@ export class LogCollector {
       if (!set) ranksOf.set(r.host, (set = new Set()));
       set.add(r.rank);
     }
+    // A host whose own lines state no version (a bare banner without a launcher prefix) runs the log's, when the log states one.
+    const versions = new Set([...this.hosts.values()].map((h) => h.ncclVersion).filter((v) => v !== null));
+    const logVersion = versions.size <= 1 ? this.summary.ncclVersion : null;
     const hosts: HostFacts[] = [...this.hosts.values()]
       .map(({ pids, problems: pr, ...h }) => ({
         ...h,
+        ...impliedBefore26({ ...h, ncclVersion: h.ncclVersion ?? logVersion }),
         processes: pids.size,
         ranks: [...(ranksOf.get(h.host) ?? [])].sort((a, b) => a - b),
         problems: Object.fromEntries(pr),
       }))
       .sort((a, b) => a.host.localeCompare(b.host, 'en', { numeric: true }));
     const ranks = [...this.ranks.values()].sort((a, b) => a.rank - b.rank || a.host.localeCompare(b.host, 'en', { numeric: true }) || (a.pid ?? 0) - (b.pid ?? 0));
-    const { socketStated: _s, ibStated: _i, ...summary } = this.summary;
+    const { socketStated, ibStated: _i, ...stated } = this.summary;
+    const summary = { ...stated, ...impliedBefore26({ ...stated, socket: socketStated ? stated.socket : null }) };
     return {
       input: { lines: this.lines, ncclLines: this.ncclLines, truncatedLines: this.truncated, capped: this.capped },
       summary: { ...summary, errors: problems.filter((p) => p.severity === 'error'), warnings: problems.filter((p) => p.severity === 'warn') },
@@ -929,6 +946,24 @@ export class LogCollector {
       asymmetries: asymmetries(hosts),
     };
   }
+}
+
+/**
+ * What an old release's lines imply where it printed no line for the fact
+ * (init.cc initNet): before 2.4.8 there is no `Bootstrap : Using` line, and
+ * the bootstrap uses the socket transport's first interface, initialised
+ * first whatever the transport (`NET/Socket : Using` is printed on every
+ * run); before 2.6 there is no `Using network` line, and NCCL uses a loaded
+ * plugin, else IB when `NET/IB : Using` lists devices, else sockets. Only
+ * facts still unknown are filled, and only when the log states the version.
+ */
+function impliedBefore26(f: { ncclVersion: string | null; bootstrap: Endpoint | null; socket: Endpoint[] | null; ib: IbEntry[] | null; netPlugin: string | null; transport: string | null }): { bootstrap: Endpoint | null; transport: string | null } {
+  const m = f.ncclVersion ? /^(\d+)\.(\d+)\.(\d+)/.exec(f.ncclVersion) : null;
+  if (!m) return { bootstrap: f.bootstrap, transport: f.transport };
+  const v = { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) };
+  const bootstrap = f.bootstrap ?? (compareVersion(v, '2.4.8') < 0 ? (f.socket?.[0] ?? null) : null);
+  const transport = f.transport ?? (compareVersion(v, '2.6.0') < 0 ? (f.netPlugin ?? (f.ib?.length ? 'IB' : f.socket?.length ? 'Socket' : null)) : null);
+  return { bootstrap, transport };
 }
 
 const ibKey = (ib: IbEntry[]) => ib.map((d) => `${d.device}:${d.port}/${d.linkLayer}`).join(' ');

@@ -3,6 +3,7 @@
 // interfaces, the IB devices and OOB, the network plugin and transport, a
 // communicator rank, a channel's transport, a GID index. Pure.
 
+import { parseIPv6 } from '../linux/ip.js';
 import { own } from './line.js';
 
 export interface Endpoint {
@@ -42,22 +43,34 @@ export const FIELD_MAX = 256;
 /** Kept facts are cut to `max` and copied (own: a slice would keep its whole read alive). */
 const clip = (v: string, max = FIELD_MAX) => own(v.length > max ? `${v.slice(0, max)}…` : v);
 
-/** `name:addr<port>` as NCCL prints an interface; `name:<int>` (bootstrap over a net device) has no address. */
+/**
+ * `name:addr<port>` as NCCL prints an interface (`%s:%s`, the address from
+ * getnameinfo); `name:<int>` (bootstrap over a net device) has no address.
+ * NCCL prints no blank inside it, so the first one ends it (a collector's
+ * export may run on into the next column). An IPv4 alias's name holds a colon
+ * (`eno1:avahi:10.0.0.1`): the address is the IPv6 address after the first
+ * colon, else the IPv4-shaped text after the last one (masked `x.x.x.x` too).
+ */
 export function parseEndpoint(text: string): Endpoint | null {
-  const t = text.trim();
+  let t = text.trim();
+  const blank = t.search(/\s/);
+  if (blank >= 0) t = t.slice(0, blank);
   if (t.length > 4 * FIELD_MAX) {
     const e = parseEndpoint(t.slice(0, 4 * FIELD_MAX));
     return e && { ifname: clip(e.ifname), address: e.address && clip(e.address) };
   }
   if (!t) return null;
-  const c = t.indexOf(':');
-  if (c === 0) return null;
-  if (c < 0) return { ifname: t, address: null };
+  const first = t.indexOf(':');
+  if (first === 0) return null;
+  if (first < 0) return { ifname: t, address: null };
+  const port = /<-?\d*>$/.exec(t);
+  const body = port ? t.slice(0, port.index) : t;
+  const last = body.lastIndexOf(':');
+  const afterFirst = body.slice(first + 1);
+  const c = last > first && !parseIPv6(afterFirst.replace(/%[^%]*$/, '')) && /^[^:.]+\.[^:.]+\.[^:.]+\.[^:.]+$/.test(body.slice(last + 1)) ? last : first;
   const ifname = clip(t.slice(0, c));
-  let rest = t.slice(c + 1);
-  const port = /<-?\d*>$/.exec(rest);
-  if (port) rest = rest.slice(0, port.index);
-  else if (/^-?\d+$/.test(rest)) return { ifname, address: null };
+  const rest = body.slice(c + 1);
+  if (!port && /^-?\d+$/.test(rest)) return { ifname, address: null };
   return { ifname, address: rest ? clip(rest) : null };
 }
 
@@ -260,6 +273,11 @@ export function factOf(msg: string): Fact | null {
       if (!m) return null;
       const list = endpointList(m[1]!);
       return { kind: 'bootstrap', endpoint: list[0] ?? null };
+    }
+    case 80 /* P */: {
+      // nccl-rdma-sharp-plugins (HPC-X) and other net plugins name themselves as they load: `P2P plugin IBext`.
+      const m = /^P2P plugin (\S+)\s*$/.exec(msg);
+      return m ? { kind: 'plugin', name: clip(m[1]!) } : null;
     }
     case 85 /* U */: {
       const m = /^Using network (.+?)\s*$/.exec(msg);

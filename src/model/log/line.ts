@@ -29,7 +29,14 @@ const REPEATED = /\s*\[repeated (\d+)x across cluster\]\s*$/;
 
 // `host:pid:tid [dev]` then, for WARN/TRACE, `file:line (func)` or a TRACE time.
 // The host field may be empty (`:123:456 [0]`) or glued to a launcher prefix.
-const HEADER = /(?:^|(?<=[\s:>\])]))([^\s:[\]]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+:\d+(?: \([^)]*\))?))? ?$/;
+// The source is one token: pasted through a Markdown renderer it may carry a
+// link (`transport/[net_ib.cc:1909](http://net_ib.cc:1909/)`).
+const HEADER = /(?:^|(?<=[\s:>\])]))([^\s:[\]]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+(?: \([^)]*\))?))? ?$/;
+// NCCL's header with `host:pid:tid` cut off, as users trim it when pasting:
+// `[dev] [file:line ]` or `file:line `, after launcher artefacts only.
+const HEADERLESS = /^(?:\[(-?\d+)\] ?)?(?:(\S+:\d+(?: \([^)]*\))?) ?)?$/;
+// An ISO timestamp glued to the host field (a log collector's export: `…T16:39:51.208-07:00ip-10-0-0-1:79:79 [0]`).
+const GLUED_TIME = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?=[A-Za-z])/;
 const BARE_VERSION = /(?:^|[\s:>\]])NCCL version (\d+\.\d+\.\d+\S*)/;
 
 /** NCCL's header and what was in front of it; one object per distinct text (callers may key on its identity). */
@@ -49,6 +56,11 @@ const NO_LAUNCHER: LauncherInfo = { host: null, task: null };
 
 /** The launcher/collector part in front of NCCL's header (or of a bare line). */
 export function parseLauncher(text: string): LauncherInfo {
+  return peelLauncher(text).info;
+}
+
+/** The launcher/collector artefacts at the start of `text`, and the text after them. */
+function peelLauncher(text: string): { info: LauncherInfo; rest: string } {
   let host: string | null = null;
   let task: string | null = null;
   let s = text.trimStart();
@@ -56,6 +68,7 @@ export function parseLauncher(text: string): LauncherInfo {
   for (let guard = 0; guard < 8 && s.length > 0; guard++) {
     let m: RegExpExecArray | null;
     if ((m = /^(?:>\s*)+/.exec(s))) s = s.slice(m[0].length);
+    else if ((m = /^\|\s*/.exec(s))) s = s.slice(m[0].length); // a column of a table export (CloudWatch `| time | message`)
     else if ((m = /^\[(\d+),(\d+)\]<(?:stdout|stderr)>:\s*/.exec(s))) {
       task ??= `${m[1]},${m[2]}`;
       s = s.slice(m[0].length);
@@ -82,7 +95,7 @@ export function parseLauncher(text: string): LauncherInfo {
       s = s.slice(m[0].length);
     } else break;
   }
-  return host === null && task === null ? NO_LAUNCHER : { host, task };
+  return { info: host === null && task === null ? NO_LAUNCHER : { host, task }, rest: s };
 }
 
 /**
@@ -116,17 +129,7 @@ export function parsePrefix(pre: string): Prefix | null {
   // nothing else alive. A long prefix (a pasted blob before NCCL's text) is parsed, not kept.
   const keep = pre.length <= PREFIX_CACHE_KEY_MAX;
   if (keep) pre = own(pre);
-  const m = HEADER.exec(pre);
-  const p: Prefix | null = m
-    ? {
-        host: m[1]!,
-        pid: Number(m[2]),
-        tid: Number(m[3]),
-        cudaDev: Number(m[4]),
-        source: m[5] ?? null,
-        launcher: m.index > 0 ? parseLauncher(pre.slice(0, m.index)) : NO_LAUNCHER,
-      }
-    : null;
+  const p = headerOf(pre);
   if (!keep) return p;
   if (prefixCache.size >= PREFIX_CACHE_MAX) prefixCache.clear();
   prefixCache.set(pre, p);
@@ -135,6 +138,18 @@ export function parsePrefix(pre: string): Prefix | null {
     lastPrefix = p;
   }
   return p;
+}
+
+/** parsePrefix's answer, uncached. */
+function headerOf(pre: string): Prefix | null {
+  const glued = GLUED_TIME.exec(pre);
+  const text = glued ? `${pre.slice(0, glued.index + glued[1]!.length)} ${pre.slice(glued.index + glued[1]!.length)}` : pre;
+  const m = HEADER.exec(text);
+  if (m) return { host: m[1]!, pid: Number(m[2]), tid: Number(m[3]), cudaDev: Number(m[4]), source: m[5] ?? null, launcher: m.index > 0 ? parseLauncher(text.slice(0, m.index)) : NO_LAUNCHER };
+  // No host:pid:tid: an NCCL line only when nothing but launcher artefacts comes before `[dev] file:line`.
+  const { info, rest } = peelLauncher(text);
+  const h = HEADERLESS.exec(rest);
+  return h ? { host: '', pid: null, tid: null, cudaDev: h[1] !== undefined ? Number(h[1]) : null, source: h[2] ?? null, launcher: info } : null;
 }
 
 function clean(raw: string): string {
@@ -188,8 +203,15 @@ export function parseLine(raw: string): LogLine | null {
   const v = BARE_VERSION.exec(s);
   if (v) {
     const before = s.slice(0, v.index + (v[0].startsWith('NCCL') ? 0 : 1));
+    // NCCL prints the banner at the start of a line: after anything but launcher artefacts (an exception's
+    // `…, internal error, NCCL version 2.14.3`) it is someone else's text.
+    const { info, rest } = peelLauncher(own(before));
+    // PyTorch's `NCCL error in: file:line, <error>, NCCL version X` does state the version NCCL runs; its
+    // words before it are no launcher's.
+    const torch = rest.trim() !== '' && /NCCL error\b.*, $/.test(before);
+    if (rest.trim() && !torch) return null;
     const { message, repeat } = finish(s.slice(s.indexOf('NCCL version', v.index)));
-    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: parseLauncher(own(before)), message, repeat, prefix: null };
+    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: torch ? NO_LAUNCHER : info, message, repeat, prefix: null };
   }
   return null;
 }

@@ -1,0 +1,141 @@
+// Shapes of NCCL logs as users paste them into issues, composed here from
+// NCCL's format strings and the paste artefacts seen in public threads (no
+// thread's text is copied): a header cut off, a Markdown link in the source
+// field, a log collector's export, interface aliases, an exception that
+// quotes the version, releases that print no bootstrap or network line.
+import { describe, expect, it } from 'vitest';
+import { LogCollector } from '../../src/model/log/analyze.js';
+import { parseEndpoint } from '../../src/model/log/facts.js';
+import { parseLine } from '../../src/model/log/line.js';
+
+const analyse = (lines: string[]) => {
+  const c = new LogCollector();
+  for (const l of lines) c.addLine(l);
+  return c.result();
+};
+
+describe('lines whose host:pid:tid was cut off', () => {
+  it('are NCCL lines of an unknown host: `[dev] file:line`, `file:line`, `[dev]`, nothing', () => {
+    const shapes: [string, number | null, string | null][] = [
+      ['[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.0.0.2<36138>', 0, 'misc/socket.cc:71'],
+      ['[3] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>', 3, null],
+      ['misc/socket.cc:537 NCCL WARN ncclSocketInit: connecting to address with family 33022 is neither AF_INET(2) nor AF_INET6(10)', null, 'misc/socket.cc:537'],
+      ['NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4100> with status=12 opcode=0 len=0 vendor err 129 (Send)', null, null],
+      ['[1,0]<stdout>:[2] graph/topo.h:230 NCCL WARN Could not find NET with id 0', 2, 'graph/topo.h:230'],
+    ];
+    for (const [line, dev, source] of shapes) expect(parseLine(line), line).toMatchObject({ host: '', pid: null, cudaDev: dev, source });
+    const r = analyse(shapes.map(([l]) => l));
+    expect(r.input.ncclLines).toBe(5);
+    expect(r.hosts.map((h) => h.host)).toEqual(['(unknown host)']);
+    expect(r.summary.bootstrap).toEqual({ ifname: 'eth0', address: '10.0.0.1' });
+    const sigs = r.summary.errors.map((e) => e.signature);
+    expect(sigs).toEqual(expect.arrayContaining(['ib-completion-12', 'net-id-not-found', 'peer-closed']));
+    expect(sigs).toHaveLength(4);
+  });
+
+  it('but text in front that is no launcher\'s, or a level word in prose, is not NCCL\'s', () => {
+    for (const l of ['some text NCCL WARN x', 'see the NCCL INFO lines above', 'x [0] misc/socket.cc:71 NCCL WARN y', 'ERROR 10:00 NCCL INFO z']) expect(parseLine(l), l).toBeNull();
+  });
+});
+
+describe('what paste tools and collectors do to the header', () => {
+  it('a Markdown link in the source field keeps the line and its host', () => {
+    const l = 'node23:10214:10303 [0] transport/[net_ib.cc:1909](http://net_ib.cc:1909/) NCCL WARN NET/IB : Got completion from peer 10.1.3.201<33057> with status=9 opcode=0 len=0 vendor err 244 (Recv)';
+    expect(parseLine(l)).toMatchObject({ level: 'WARN', host: 'node23', source: 'transport/[net_ib.cc:1909](http://net_ib.cc:1909/)' });
+    const r = analyse([l]);
+    expect(r.summary.errors.map((e) => e.signature)).toEqual(['ib-completion-9']);
+    expect(r.hosts.map((h) => h.host)).toEqual(['node23']);
+  });
+
+  it('a collector export: an ISO time glued to the host, table bars, a second column run on', () => {
+    const lines = [
+      '  | 2025-05-16T16:39:51.208-07:00 | NCCL version 2.21.5+cuda12.8',
+      '  | 2025-05-16T16:39:51.208-07:00ip-10-0-29-253:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.29.253<0> | ip-10-0-29-253:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.29.253<0>',
+    ];
+    const r = analyse(lines);
+    expect(r.summary.ncclVersion).toBe('2.21.5');
+    expect(r.hosts.map((h) => h.host)).toEqual(['ip-10-0-29-253']);
+    expect(r.summary.bootstrap).toEqual({ ifname: 'eth0', address: '10.0.29.253' });
+  });
+});
+
+describe('interfaces as NCCL prints them (`%s:%s`, the address from getnameinfo)', () => {
+  it('an alias name holds a colon; IPv6 addresses hold colons; masked and run-on text', () => {
+    const cases: [string, { ifname: string; address: string | null }][] = [
+      ['eth0:10.0.0.1<0>', { ifname: 'eth0', address: '10.0.0.1' }],
+      ['eno1:avahi:10.1.2.3<0>', { ifname: 'eno1:avahi', address: '10.1.2.3' }],
+      ['eth0:1:10.0.0.1<0>', { ifname: 'eth0:1', address: '10.0.0.1' }],
+      ['eno1:avahi:xxx.xxx.xxx.xxx<0>', { ifname: 'eno1:avahi', address: 'xxx.xxx.xxx.xxx' }],
+      ['eth0:xxx.xxx.xxx.xxx<0>', { ifname: 'eth0', address: 'xxx.xxx.xxx.xxx' }],
+      ['ib0:fe80::a:b:c:d%ib0<0>', { ifname: 'ib0', address: 'fe80::a:b:c:d%ib0' }],
+      ['eth0:::ffff:10.1.2.3<0>', { ifname: 'eth0', address: '::ffff:10.1.2.3' }],
+      ['eth0:10.0.0.1<0> | next column', { ifname: 'eth0', address: '10.0.0.1' }],
+      ['mlx5_0:1', { ifname: 'mlx5_0', address: null }],
+      ['eth0:<0>', { ifname: 'eth0', address: null }],
+    ];
+    for (const [text, want] of cases) expect(parseEndpoint(text), text).toEqual(want);
+    expect(analyse(['h1:1:1 [0] NCCL INFO Bootstrap : Using eno1:avahi:10.1.2.3<0>']).hosts[0]!.bootstrap).toEqual({ ifname: 'eno1:avahi', address: '10.1.2.3' });
+  });
+});
+
+describe('an exception that quotes NCCL\'s version', () => {
+  it('gives the version, and no host named after the exception', () => {
+    const lines = [
+      'RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1201, internal error, NCCL version 2.14.3',
+      '(pid=4242) torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, unhandled system error, NCCL version 2.14.3',
+      'gpu1:7:7 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>',
+    ];
+    const r = analyse(lines);
+    expect(r.summary.ncclVersion).toBe('2.14.3');
+    expect(r.hosts.map((h) => h.host)).toEqual(['gpu1']);
+    // Anything else before the version is not NCCL's banner.
+    expect(parseLine('we moved to NCCL version 2.18.1 last week')).toBeNull();
+    expect(parseLine('[1,0]<stdout>:NCCL version 2.18.3+cuda12.2')).toMatchObject({ level: 'VERSION', launcher: { task: '1,0' } });
+  });
+});
+
+describe('releases that print no bootstrap or network line', () => {
+  const h = (n: string) => `${n}:20:289 [0] NCCL INFO `;
+  it('before 2.4.8 the bootstrap is the socket transport\'s first interface, and IB is used when it lists devices', () => {
+    const r = analyse([
+      'NCCL version 2.4.7+cuda10.1',
+      `${h('a')}NET/Socket : Using [0]ib0:192.168.11.1<0> [1]eth0:10.0.0.1<0>`,
+      `${h('a')}NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.11.1<0>`,
+    ]);
+    expect(r.summary).toMatchObject({ bootstrap: { ifname: 'ib0', address: '192.168.11.1' }, transport: 'IB' });
+    expect(r.hosts[0]).toMatchObject({ bootstrap: { ifname: 'ib0', address: '192.168.11.1' }, transport: 'IB' });
+  });
+
+  it('2.4.8–2.5.x: sockets after `No device found`, a loaded plugin before IB; from 2.6 nothing is guessed', () => {
+    const socket = ['NCCL version 2.5.6+cuda10.2', `${h('a')}Bootstrap : Using [0]eth0:10.0.0.1<0>`, `${h('a')}NET/IB : No device found.`, `${h('a')}NET/Socket : Using [0]eth0:10.0.0.1<0>`];
+    expect(analyse(socket).summary).toMatchObject({ bootstrap: { ifname: 'eth0' }, transport: 'Socket' });
+    const plugin = ['NCCL version 2.5.6+cuda10.2', `${h('a')}NET/Plugin : Loaded net plugin AWS Libfabric (v2)`, `${h('a')}NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>`];
+    expect(analyse(plugin).hosts[0]).toMatchObject({ transport: 'AWS Libfabric' });
+    // From 2.6.4 NCCL says `Using network`: without it ncclx does not guess; nor without a version.
+    expect(analyse(socket.map((l) => l.replace('2.5.6', '2.6.4'))).summary.transport).toBeNull();
+    expect(analyse(socket.slice(1)).summary.transport).toBeNull();
+    // Before 2.4.8 only: a 2.5 log states its bootstrap, so NET/Socket does not stand for it.
+    expect(analyse(['NCCL version 2.5.6+cuda10.2', `${h('a')}NET/Socket : Using [0]eth1:10.0.0.9<0>`]).summary.bootstrap).toBeNull();
+  });
+});
+
+describe('net plugins named other ways', () => {
+  it('`P2P plugin IBext` as the plugin loads, and a channel\'s `via NET/<name>`', () => {
+    expect(analyse(['n1:1:2 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so', 'n1:1:2 [0] NCCL INFO P2P plugin IBext']).summary.netPlugin).toBe('IBext');
+    const r = analyse(['n1:1:2 [0] NCCL INFO Channel 00 : 0[160] -> 1[170] [send] via NET/AWS Libfabric/0']);
+    expect(r.summary).toMatchObject({ transport: 'AWS Libfabric', netPlugin: 'AWS Libfabric' });
+    expect(r.hosts[0]).toMatchObject({ transport: 'AWS Libfabric', netPlugin: 'AWS Libfabric' });
+    // NCCL's own transports are no plugin.
+    expect(analyse(['n1:1:2 [0] NCCL INFO Channel 00 : 0[160] -> 1[170] [send] via NET/IB/0']).summary.netPlugin).toBeNull();
+  });
+});
+
+describe('hosts', () => {
+  it('a host whose lines state nothing ncclx reads is still listed, with its process', () => {
+    const r = analyse(['nd20-01:191:219 [0] NCCL INFO cudaDriverVersion 12020', 'nd20-02:77:78 [1] NCCL INFO Setting affinity for GPU 1 to ffff']);
+    expect(r.hosts.map((x) => [x.host, x.processes])).toEqual([
+      ['nd20-01', 1],
+      ['nd20-02', 1],
+    ]);
+  });
+});
