@@ -106,8 +106,13 @@ const S = {
   connect: {
     id: 'socket-connect', severity: 'error', title: 'socket connect failed',
     meaning: 'a TCP connection to a peer (bootstrap or socket transport) failed',
-    causes: ['the address NCCL advertised is not reachable from the peer (docker0, a NAT address, loopback, the wrong subnet)', 'a firewall drops the ephemeral ports NCCL uses', 'the peer process is not (yet) listening or has died'],
-    next: ['`ncclx explain` on both nodes: the interface and address each advertises', 'from the peer: `nc -vz <address> <port>`', 'check that MASTER_ADDR / NCCL_COMM_ID is the address other nodes reach'],
+    causes: [
+      'the address NCCL advertised is not reachable from the peer (docker0, a NAT address, loopback, the wrong subnet)',
+      '`No route to host` / `Network is unreachable`: no route from this node to the peer\'s subnet, the peer host down or not answering ARP, or a host firewall rejecting with icmp-host-prohibited (firewalld\'s default)',
+      '`Connection refused`: nothing listens on that port — the peer process died or has not started, or a firewall rejects with a TCP reset',
+      'a firewall drops the ephemeral ports NCCL uses',
+    ],
+    next: ['`ncclx explain` on both nodes: the interface and address each advertises', 'from the peer: `nc -vz <address> <port>`; `ip route get <address>` on this node', 'check that MASTER_ADDR / NCCL_COMM_ID is the address other nodes reach'],
     reports: ['mc-docker-bridge-container', 'mc-exclusion-readmits-lo', 'mc-bgp-unnumbered-lo32'],
   },
   timeout: {
@@ -120,7 +125,11 @@ const S = {
   peerClosed: {
     id: 'peer-closed', severity: 'error', title: 'connection closed by the remote peer',
     meaning: 'the peer closed its socket: it most likely failed or exited first',
-    causes: ['the peer rank crashed or aborted (its own log has the first error)', 'an out-of-memory kill or a scheduler preemption on the peer'],
+    causes: [
+      'the peer rank crashed or aborted (its own log has the first error)',
+      'an out-of-memory kill or a scheduler preemption on the peer',
+      '`Connection reset by peer` / `Broken pipe`: the peer process was killed with the connection open, or a firewall or NAT dropped the connection\'s state and reset it',
+    ],
     next: ['find the earliest WARN across all hosts: that host failed first', 'check the peer node\'s kernel log for OOM kills'], reports: [],
   },
   duplicateRank: {
@@ -216,13 +225,21 @@ const S = {
   },
 } satisfies Record<string, Signature>;
 
-interface Rule {
+type Rule = {
   test: RegExp;
-  sig: Signature | ((m: RegExpExecArray) => Signature);
-  detail?: (m: RegExpExecArray) => string;
-}
+} & (
+  | { sig: Signature | ((m: RegExpExecArray) => Signature); detail?: (m: RegExpExecArray) => string }
+  /** Signature and detail decided together (a connect failure that is a timeout or not). */
+  | { match: (m: RegExpExecArray) => ProblemMatch }
+);
 
 const errnoText = (m: RegExpExecArray) => (m[1] ?? '').replace(/^\d+\s+/, '').replace(/,.*$/, '').replace(/\s+errno \d+$/, '').trim();
+
+/** A connect that failed with errno text t: a timeout is `socket-timeout`, any other error `socket-connect` with the text. */
+function connectFailure(t: string): ProblemMatch {
+  const text = t.trim();
+  return /timed out/i.test(text) ? { signature: S.timeout, detail: '' } : { signature: S.connect, detail: text };
+}
 
 const WARN_RULES: Rule[] = [
   // `from peer 10.0.0.2<port> with status=NAME(12)` (≥ 2.19) or `from peer with error 4` (older, no address).
@@ -232,6 +249,21 @@ const WARN_RULES: Rule[] = [
   { test: /Call to ibv_modify_qp failed with (?:error )?(.*)$/, sig: S.modifyQp, detail: errnoText },
   { test: /Call to ibv_create_qp failed(?: with (?:error )?(.*))?$/, sig: S.createQp, detail: errnoText },
   { test: /ibv_query_gid|ncclIbRoceGetVersionNum|GID table changed|[Uu]nable to (?:get|query) (?:the )?gid/i, sig: S.gid },
+  // Connects that ran out of retries, before the timeout rule: `exceeded error retry count` with a refused or
+  // unreachable errno is no timeout. `%s: connect returned %s, exceeded error retry count (%d)` (2.24–2.26),
+  // `%s: connect to %s returned %s, exceeded error retry count after %d attempts` (≥ 2.27).
+  { test: /[Cc]onnect(?: to \S+)? returned (.+?), exceeded error retry count/, match: (m) => connectFailure(m[1]!) },
+  // `socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)` (2.20–2.23): the first errno is the connect's, the second stale.
+  { test: /[Cc]onnect to \S+ returned -?\d+\(([^)]*)\)/, match: (m) => connectFailure(m[1]!) },
+  // `socketStartConnect: exceeded retries (%d)` / `socketPollConnect: …` (2.16–2.23): the ECONNREFUSED retries ran out.
+  { test: /(?:socketStartConnect|socketPollConnect): exceeded retries \(\d+\)/, sig: S.connect, detail: () => 'Connection refused' },
+  // `socketPollConnect poll() failed with error %s` (2.16.5–2.26), `socketPollConnect to %s failed with error %s` (2.27–2.28),
+  // `ncclOsSocketPollConnect to %s failed with error %s` (≥ 2.29).
+  { test: /(?:[Cc]onnect to \S+|PollConnect poll\(\)) failed with error (.*)$/, match: (m) => connectFailure(m[1]!) },
+  { test: /PollConnect poll\(\) returned (.*)$/, sig: S.connect, detail: (m) => `poll() returned ${m[1]}` },
+  // recv/send failing because the peer went away: `Call to recv failed : %s` (2.4–2.9), `Net : Call to recv from %s failed : %s`
+  // (2.10–2.15), `socketProgressOpt: Call to recv from %s failed : %s` (2.16–2.23), `… Call to %s %s failed : %s` (recv from / send to, ≥ 2.24).
+  { test: /Call to (?:recv|send)(?: (?:from|to) \S+)? failed ?: ?(?:\d+ \()?(Connection reset by peer|Broken pipe|An existing connection was forcibly closed by the remote host)/, sig: S.peerClosed, detail: (m) => m[1]! },
   { test: /exceeded timeouts|exceeded error retry count|[Tt]imeout waiting for|timed out/, sig: S.timeout },
   { test: /[Cc]onnect to \S+ failed ?: ?(.*)$/, sig: S.connect, detail: errnoText },
   { test: /[Cc]onnection closed by (?:remote )?peer/, sig: S.peerClosed },
@@ -276,7 +308,9 @@ function other(msg: string): Signature {
 export function warnProblem(msg: string): ProblemMatch {
   for (const r of WARN_RULES) {
     const m = r.test.exec(msg);
-    if (m) return { signature: typeof r.sig === 'function' ? r.sig(m) : r.sig, detail: r.detail ? r.detail(m) : '' };
+    if (!m) continue;
+    if ('match' in r) return r.match(m);
+    return { signature: typeof r.sig === 'function' ? r.sig(m) : r.sig, detail: r.detail ? r.detail(m) : '' };
   }
   return { signature: other(msg), detail: '' };
 }
