@@ -73,13 +73,75 @@ warnCases('peer-closed: recv/send failing because the peer reset or closed', 'mi
   ['`Connection closed by remote peer` keeps its signature', 'socketProgress: Connection closed by remote peer gpu8<52035>', ['peer-closed', 'error', '']],
 ]);
 
+warnCases('proxy-failure: the service thread giving up on a connection', 'proxy.cc:1538', [
+  ['2.17–2.30 `[Service thread] Error encountered progressing operation=%s, res=%d, closing connection`', '[Service thread] Error encountered progressing operation=Connect, res=3, closing connection', ['proxy-failure', 'error', '']],
+  ['2.12–2.16 `[Service thread] Could not receive type from localRank %d`', '[Service thread] Could not receive type from localRank 0', ['proxy-failure', 'error', '']],
+  ['≥ 2.17 `…, res=%u, closed=%d`', '[Service thread] Could not receive type from localRank 3, res=3, closed=0', ['proxy-failure', 'error', '']],
+]);
+
+warnCases('shm: shmutils.cc cannot open the segment', 'misc/shmutils.cc:65', [
+  ['2.12–2.15 SYSCHECKVAL `Call to open failed : %s`', 'Call to open failed : No such file or directory', ['shm', 'error', 'No such file or directory']],
+  ['≥ 2.23 SYSCHECKGOTO `Call to open failed: %s`', 'Call to open failed: No such file or directory', ['shm', 'error', 'No such file or directory']],
+]);
+
+warnCases('IB device and verbs failures', 'misc/ibvwrap.cc:155', [
+  ['≤ 2.13 IBV_PTR_CHECK `Call to ibv_create_cq failed`', 'Call to ibv_create_cq failed', ['ibv-create-cq', 'error', '']],
+  ['≥ 2.14 IBV_PTR_CHECK_ERRNO `Call to ibv_create_cq failed with error %s`', 'Call to ibv_create_cq failed with error Cannot allocate memory', ['ibv-create-cq', 'error', 'Cannot allocate memory']],
+  ['all: IBV_PTR_CHECK `Call to ibv_open_device failed`: NCCL skips the device', 'Call to ibv_open_device failed', ['ib-open-device', 'warn', '']],
+  ['all: `NET/IB : Unable to open device %s`', 'NET/IB : Unable to open device mlx5_59', ['ib-open-device', 'warn', 'mlx5_59']],
+  ['≥ 2.8.4 `Could not find real path of %s (%s)` (soft-RoCE): NCCL goes on without the path', 'Could not find real path of rxe0 (/sys/class/infiniband/rxe0/device)', ['ib-pci-path', 'warn', 'rxe0']],
+  ['≤ 2.5 `Could not find real path of %s` (the device path; its caller ignores the error)', 'Could not find real path of /sys/class/infiniband/siw0/device', ['ib-pci-path', 'warn', 'siw0']],
+]);
+
+warnCases('socket-address-family: an address that was never set', 'misc/socket.cc:716', [
+  ['2.8.3–2.9 `Error : connecting to address with family %d is neither AF_INET(%d) nor AF_INET6(%d)`', 'Error : connecting to address with family 33022 is neither AF_INET(2) nor AF_INET6(10)', ['socket-address-family', 'error', '']],
+  ['2.10–2.15 `Net : connecting to address %s with family %d …` (empty address)', 'Net : connecting to address  with family 33621 is neither AF_INET(2) nor AF_INET6(10)', ['socket-address-family', 'error', '']],
+  ['≥ 2.16 `ncclSocketInit: connecting to address %s with family %d …`', 'ncclSocketInit: connecting to address  with family 33022 is neither AF_INET(2) nor AF_INET6(10)', ['socket-address-family', 'error', '']],
+]);
+
+warnCases('socketFinalizeAccept: a connection NCCL did not expect', 'misc/socket.cc:442', [
+  ['2.16–2.26 `socketFinalizeAccept: wrong type %d != %d` (received != expected)', 'socketFinalizeAccept: wrong type 4 != 3', ['socket-wrong-type', 'error', 'peer NET/IB, expected NET/Socket']],
+  ['2.27–2.30.4 `socketFinalizeAccept from %s: wrong type %d != %d`', 'socketFinalizeAccept from 10.0.0.3<41822>: wrong type 2 != 1', ['socket-wrong-type', 'error', 'peer proxy, expected bootstrap']],
+  ['2.16–2.26 `socketFinalizeAccept: wrong magic %lx != %lx`: dropped, NCCL accepts again', 'socketFinalizeAccept: wrong magic 5448202f20544547 != 564ab9f2fc4b9d6c', ['socket-wrong-magic', 'warn', '']],
+]);
+
+warnCases('nvml-gpu-not-found', 'misc/nvmlwrap.cc:164', [
+  ['≤ 2.11 `nvmlDeviceGetHandleByPciBusId() failed: %s ` (trailing blank)', 'nvmlDeviceGetHandleByPciBusId() failed: Not Found ', ['nvml-gpu-not-found', 'error', 'Not Found']],
+  ['≥ 2.12 NVMLCHECK `%s() failed: %s`', 'nvmlDeviceGetHandleByPciBusId() failed: Not Found', ['nvml-gpu-not-found', 'error', 'Not Found']],
+]);
+
 describe('WARN near misses keep their own (or the generic) signature', () => {
   const id = (m: string) => warnProblem(m).signature.id;
   it('other errnos of recv/send are not peer-closed', () => {
     expect(id('socketProgressOpt: Call to recv from 11.0.0.7<52035> failed : No route to host')).toMatch(/^warn:/);
     expect(id('socketProgressOpt: Call to recv from 11.0.0.7<52035> failed : Connection timed out')).toBe('socket-timeout');
   });
+  it('other verbs and NVML calls, other opens, the topology\'s PCI path', () => {
+    expect(id('Call to ibv_create_qp failed with error Cannot allocate memory')).toBe('ibv-create-qp');
+    expect(id('Call to ibv_alloc_pd failed')).toMatch(/^warn:/);
+    expect(id('nvmlDeviceGetNvLinkState() failed: Not Supported')).toMatch(/^warn:/);
+    expect(id('Call to openat failed: No such file or directory')).toMatch(/^warn:/);
+    expect(id('Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0')).toMatch(/^warn:/);
+    expect(warnProblem('Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0').signature.severity).toBe('error');
+  });
   it('the accept side\'s retries are not a connect', () => {
     expect(id('socketTryAccept: exceeded error retry count after 35 attempts, Connection reset by peer')).toBe('socket-timeout');
+  });
+});
+
+describe('warnings alone exit 0; the WARN line as 2.30.7 prints it', () => {
+  it('warn-severity problems alone (a device NCCL skips, a soft-RoCE path, a stray connection) exit 0', () => {
+    const a = collect([
+      `${WARN('transport/net_ib.cc:573')}NET/IB : Unable to open device mlx5_59`,
+      `${WARN('transport/net_ib.cc:115')}Could not find real path of rxe0 (/sys/class/infiniband/rxe0/device)`,
+      `${WARN('misc/socket.cc:432')}socketFinalizeAccept: wrong magic 5448202f20544547 != 564ab9f2fc4b9d6c`,
+    ]);
+    expect(a.summary.errors).toEqual([]);
+    expect(a.summary.warnings.map((w) => w.signature)).toEqual(['ib-open-device', 'ib-pci-path', 'socket-wrong-magic']);
+    expect(logExitCode(a)).toBe(0);
+  });
+  it('2.30.7 WARN with (func): the line as NCCL prints it', () => {
+    const a = collect(['gpu7:2231:2290 [3] misc/socket.cc:1043 (ncclSocketInit) NCCL WARN ncclSocketInit: connecting to address  with family 33022 is neither AF_INET(2) nor AF_INET6(10)']);
+    expect(problemOf(a)).toEqual([['socket-address-family', 'error', '']]);
   });
 });

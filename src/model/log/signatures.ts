@@ -103,6 +103,53 @@ const S = {
     causes: ['memlock limit too low (ulimit -l) in the container', 'too many QPs for the device (many communicators or NCCL_IB_QPS_PER_CONNECTION)', 'the device is in a bad state'],
     next: ['`ulimit -l` in the job (unlimited expected)', '`ncclx doctor` RDMA checks'], reports: [],
   },
+  createCq: {
+    id: 'ibv-create-cq', severity: 'error', title: 'ibv_create_cq failed',
+    meaning: 'the HCA refused to create a completion queue while NCCL set up a connection: the connection, and the communicator, fail',
+    causes: ['memlock limit too low (ulimit -l) in the container (`Cannot allocate memory`)', 'too many completion queues for the device (many communicators, NCCL_IB_QPS_PER_CONNECTION)', 'the device is in a bad state, or the driver and firmware disagree'],
+    next: ['`ulimit -l` in the job (unlimited expected)', '`ncclx doctor` RDMA checks', '`ibv_devinfo -v` for the device\'s max_cq / max_cqe'], reports: [],
+  },
+  ibOpenDevice: {
+    id: 'ib-open-device', severity: 'warn', title: 'an RDMA device could not be opened',
+    meaning: 'libibverbs lists the device but opening it failed: NCCL skips it and goes on with the others — fewer rails, or the socket transport when none is left (then `ib-no-device` says so)',
+    causes: ['a container that sees /sys/class/infiniband but not the /dev/infiniband/uverbs* node of that device (only some devices passed in)', 'a device the process may not use (a VF or SF of another tenant, a representor)', 'the device is in a bad state or its driver is reloading'],
+    next: ['`ls -l /dev/infiniband` in the job\'s container against `ibv_devices`', '`ncclx ib` on the node: every device and why NCCL keeps or drops it', 'keep NCCL to the devices the job may use with NCCL_IB_HCA (`ncclx env`)'],
+    reports: [],
+  },
+  ibPciPath: {
+    id: 'ib-pci-path', severity: 'warn', title: 'an RDMA device has no PCI path',
+    meaning: 'NCCL could not resolve /sys/class/infiniband/<dev>/device to a PCI device and goes on without it: the NIC sits outside the topology (no GPU–NIC locality, no GPUDirect RDMA through it); expected for software RDMA (soft-RoCE rxe, siw)',
+    causes: ['a software RDMA device (rxe, siw) with no PCI device behind it', 'a container or VM whose /sys does not show the device\'s PCI parent', 'a virtual or para-virtual NIC'],
+    next: ['`readlink -f /sys/class/infiniband/<dev>/device` on the node', '`ncclx ib` and `ncclx topo` on the node: where the NIC lands in the topology', 'if "Could not find NET with id" or a graph fallback follows, see those problems'],
+    reports: [],
+  },
+  socketFamily: {
+    id: 'socket-address-family', severity: 'error', title: 'connecting to an address that was never set',
+    meaning: 'NCCL tried to connect to an address whose family is neither IPv4 nor IPv6 (a garbage number): the address was never filled in, usually because an interface lookup found nothing and this code path went on; NCCL fails with an internal error',
+    causes: ['NCCL_SOCKET_IFNAME (or NCCL_OOB_NET_IFNAME) names an interface that does not exist on this node: a typo, a name from another node, an IP address', 'NCCL_SOCKET_IFNAME differs between nodes, so a peer sent an address it never set', 'family 1 (AF_UNIX): a single-node job with P2P and SHM disabled handing a local address to the socket transport (NVIDIA/nccl#2057)'],
+    next: ['`ncclx explain` on every node: what NCCL_SOCKET_IFNAME matches there', 'set a name or prefix that exists on every node, or exclusions such as `^lo,docker` (`ncclx env`)'],
+    reports: ['mc-missing-ifname-garbage-family', 'mc-ip-in-socket-ifname'],
+  },
+  wrongType: {
+    id: 'socket-wrong-type', severity: 'error', title: 'a peer connected to the wrong kind of NCCL socket',
+    meaning: 'an NCCL socket accepted a connection whose handshake names another socket type (1 bootstrap, 2 proxy, 3 NET/Socket, 4 NET/IB, 5 RAS): the two ends disagree on what they connect, and NCCL fails the connection',
+    causes: ['the nodes use different network transports: `wrong type 4 != 3` is a peer on NET/IB reaching a node that uses NET/Socket (IB missing or unusable there)', 'two jobs or communicators on one address and port', 'different NCCL versions between ranks'],
+    next: ['compare `Using network` and `NET/IB : Using` across the hosts (asymmetries below); `ncclx ib` on the host that uses sockets', 'run one NCCL version on every node'],
+    reports: ['mc-ib-picked-not-on-all-nodes'],
+  },
+  wrongMagic: {
+    id: 'socket-wrong-magic', severity: 'warn', title: 'a stray connection to an NCCL socket',
+    meaning: 'a connection to an NCCL socket did not start with the expected magic number: NCCL drops it and keeps listening, so it fails nothing by itself',
+    causes: ['a port scanner or health check probing the job\'s ports', 'a rank of another job or of an earlier run connecting to a reused address and port (a stale unique id or NCCL_COMM_ID)'],
+    next: ['if the job hangs, look for the rank that should have connected', 'use a distinct port or unique id per job'], reports: [],
+  },
+  nvmlBusId: {
+    id: 'nvml-gpu-not-found', severity: 'error', title: 'NVML does not know the GPU',
+    meaning: 'NCCL asked NVML for the GPU CUDA gave it, by PCI bus id, and NVML did not find it: NCCL cannot read the GPU\'s topology and the communicator fails',
+    causes: ['a container where CUDA sees the GPU but NVML does not: NVIDIA_VISIBLE_DEVICES and the devices passed in differ, or the image carries its own libnvidia-ml.so', 'CUDA_VISIBLE_DEVICES or MIG selecting a device whose bus id NVML lists differently (MIG instances, vGPU, passthrough)', 'a driver and NVML library of different versions'],
+    next: ['`nvidia-smi --query-gpu=index,pci.bus_id --format=csv` in the job against the `busId` of the rank lines', 'check CUDA_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES and the container runtime\'s GPU options', '`nvidia-smi -q | grep -i -A2 mig`'],
+    reports: [],
+  },
   connect: {
     id: 'socket-connect', severity: 'error', title: 'socket connect failed',
     meaning: 'a TCP connection to a peer (bootstrap or socket transport) failed',
@@ -146,7 +193,11 @@ const S = {
   shm: {
     id: 'shm', severity: 'error', title: 'shared memory failure',
     meaning: 'NCCL could not create, size or map a shared-memory segment for intra-node transfers',
-    causes: ['/dev/shm too small in the container (Docker\'s default is 64 MiB)', '/dev/shm not shared between the processes of one node'],
+    causes: [
+      '/dev/shm too small in the container (Docker\'s default is 64 MiB)',
+      '/dev/shm not shared between the processes of one node: the segment another rank created is not there for this one (`Call to open failed: No such file or directory`) — ranks of one node in separate containers or IPC namespaces',
+      'the rank that created the segment already exited',
+    ],
     next: ['run the container with `--shm-size=1g` or `--ipc=host`', '`df -h /dev/shm` inside the job'], reports: [],
   },
   cudaIpc: {
@@ -204,8 +255,12 @@ const S = {
   },
   proxy: {
     id: 'proxy-failure', severity: 'error', title: 'a proxy operation failed',
-    meaning: 'the proxy thread could not carry out a connection or transfer for a rank: a consequence, whose cause is the WARN before it on this host or its peer',
-    causes: ['a failed network connection (a completion error, ibv_modify_qp, a socket connect) just before'], next: ['read the first WARN on this host and on the peer it names'], reports: [],
+    meaning: 'the proxy thread could not carry out a connection or transfer for a rank, or its service thread lost a local rank\'s connection (`[Service thread]`): a consequence, whose cause is the WARN before it on this host or its peer',
+    causes: [
+      'a failed network connection (a completion error, ibv_modify_qp, a socket connect) just before',
+      'a local rank exited or aborted, closing its socket to the proxy (`Could not receive type from localRank …`)',
+    ],
+    next: ['read the first WARN on this host and on the peer it names', 'when a local rank went away, find why in that process\'s own output'], reports: [],
   },
   ifaceLinkLocal: {
     id: 'iface-link-local', severity: 'warn', title: 'NCCL uses an IPv6 link-local address',
@@ -241,6 +296,10 @@ function connectFailure(t: string): ProblemMatch {
   return /timed out/i.test(text) ? { signature: S.timeout, detail: '' } : { signature: S.connect, detail: text };
 }
 
+/** ncclSocketType (socket.h, ≥ 2.16) as the handshake sends it. */
+const SOCKET_TYPE: Record<string, string> = { 0: 'unknown', 1: 'bootstrap', 2: 'proxy', 3: 'NET/Socket', 4: 'NET/IB', 5: 'RAS' };
+const socketType = (n: string) => SOCKET_TYPE[n] ?? `type ${n}`;
+
 const WARN_RULES: Rule[] = [
   // `from peer 10.0.0.2<port> with status=NAME(12)` (≥ 2.19) or `from peer with error 4` (older, no address).
   { test: /Got completion from peer(?: (\S+))? with (?:error |status=)(?:(\w+)\()?(\d+)/, sig: (m) => completion(Number(m[3])) },
@@ -248,6 +307,13 @@ const WARN_RULES: Rule[] = [
   { test: /Failed to open libibverbs/, sig: S.verbs },
   { test: /Call to ibv_modify_qp failed with (?:error )?(.*)$/, sig: S.modifyQp, detail: errnoText },
   { test: /Call to ibv_create_qp failed(?: with (?:error )?(.*))?$/, sig: S.createQp, detail: errnoText },
+  // ibvwrap.cc: `Call to ibv_create_cq failed` (≤ 2.13), `… failed with error %s` (≥ 2.14).
+  { test: /Call to ibv_create_cq failed(?: with (?:error )?(.*))?$/, sig: S.createCq, detail: errnoText },
+  // ibvwrap.cc `Call to ibv_open_device failed` and net_ib.cc / ib/init.cc `NET/IB : Unable to open device %s` (2.3–2.30): NCCL skips the device.
+  { test: /^Call to ibv_open_device failed/, sig: S.ibOpenDevice },
+  { test: /^NET\/IB ?: ?Unable to open device (\S+)/, sig: S.ibOpenDevice, detail: (m) => m[1]! },
+  // `Could not find real path of %s (%s)` (≥ 2.8.4: name, path; NCCL goes on) and `… of /sys/class/infiniband/<dev>/device` (≤ 2.5, ignored by its caller).
+  { test: /^Could not find real path of (?:(\S+) \(\/sys\/class\/infiniband\/|\/sys\/class\/infiniband\/([^/\s]+)\/device$)/, sig: S.ibPciPath, detail: (m) => (m[1] ?? m[2])! },
   { test: /ibv_query_gid|ncclIbRoceGetVersionNum|GID table changed|[Uu]nable to (?:get|query) (?:the )?gid/i, sig: S.gid },
   // Connects that ran out of retries, before the timeout rule: `exceeded error retry count` with a refused or
   // unreachable errno is no timeout. `%s: connect returned %s, exceeded error retry count (%d)` (2.24–2.26),
@@ -267,9 +333,17 @@ const WARN_RULES: Rule[] = [
   { test: /exceeded timeouts|exceeded error retry count|[Tt]imeout waiting for|timed out/, sig: S.timeout },
   { test: /[Cc]onnect to \S+ failed ?: ?(.*)$/, sig: S.connect, detail: errnoText },
   { test: /[Cc]onnection closed by (?:remote )?peer/, sig: S.peerClosed },
+  // `Error : connecting to address with family %d …` (2.8.3–2.9), `Net : connecting to address %s with family %d …` (2.10–2.15),
+  // `ncclSocketInit: connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)` (≥ 2.16).
+  { test: /connecting to address .*with family -?\d+ is neither AF_INET/, sig: S.socketFamily },
+  // `socketFinalizeAccept: wrong type %d != %d` (2.16–2.26), `socketFinalizeAccept from %s: wrong type %d != %d` (2.27–2.30.4): received != expected.
+  { test: /socketFinalizeAccept(?: from \S+)?: wrong type (\d+) != (\d+)/, sig: S.wrongType, detail: (m) => `peer ${socketType(m[1]!)}, expected ${socketType(m[2]!)}` },
+  { test: /socketFinalizeAccept(?: from \S+)?: wrong magic/, sig: S.wrongMagic },
   { test: /has already checked in/, sig: S.duplicateRank },
   { test: /Bootstrap Root : mismatch/, sig: S.bootstrapMismatch },
   { test: /shared memory|\/dev\/shm|shm_open|SHM /i, sig: S.shm },
+  // shmutils.cc: `Call to open failed : %s` (SYSCHECKVAL, 2.12–2.15), `Call to open failed: %s` (SYSCHECKGOTO, ≥ 2.23).
+  { test: /^Call to open failed ?: ?(.*)$/, sig: S.shm, detail: errnoText },
   { test: /CUDA IPC|cudaIpc|cuIpc|cuMemImportFromShareableHandle|cuMemExportToShareableHandle|P2P\/IPC|IPC handle/, sig: S.cudaIpc },
   { test: /Could not find (?:NET with|net) id/, sig: S.netNotFound },
   { test: /[Nn]etwork \S.* not found|Failed to initialize any NET plugin/, sig: S.network },
@@ -278,7 +352,11 @@ const WARN_RULES: Rule[] = [
   { test: /incompatible devices|device is incompatible/, sig: S.incompatible },
   { test: /Duplicate GPU detected/, sig: S.duplicateGpu },
   { test: /Could not find a path for pattern/, sig: S.graphFallback },
-  { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed|Socket recv failed while polling for opId/, sig: S.proxy },
+  // proxy.cc; `[Service thread] Error encountered progressing operation=%s, res=%d, closing connection` (2.17–2.30),
+  // `[Service thread] Could not receive type from localRank %d` (2.12–2.16), `…, res=%u, closed=%d` (≥ 2.17).
+  { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed|Socket recv failed while polling for opId|\[Service thread\] (?:Error encountered progressing operation|Could not receive type from localRank)/, sig: S.proxy },
+  // `nvmlDeviceGetHandleByPciBusId() failed: %s ` (≤ 2.11, trailing blank) and NVMLCHECK's `%s() failed: %s` (≥ 2.12).
+  { test: /^nvmlDeviceGetHandleByPciBusId\(\) failed: ?(.*)$/, sig: S.nvmlBusId, detail: (m) => m[1]!.trim() },
   { test: /Cuda failure|CUDA error|cuda failure/, sig: S.cuda, detail: (m) => /'([^']+)'/.exec(m.input)?.[1] ?? '' },
 ];
 
