@@ -1,17 +1,20 @@
 // Signatures that a check on real user logs found missing or wrong. Every
 // message below is composed from NCCL's own format string of the releases
-// named (NVIDIA/nccl tags v2.4.8 … v2.30.7), judged by warnProblem, then end
-// to end as a whole log line through LogCollector.
+// named (NVIDIA/nccl tags v2.4.8 … v2.30.7), judged by warnProblem /
+// infoProblem, then end to end as a whole log line through LogCollector —
+// as text (addLine) and, for INFO lines, as bytes (addAsciiLine), the two
+// paths by which an INFO line reaches infoProblem.
 import { describe, expect, it } from 'vitest';
 import type { AsciiBytes } from '../../src/model/log/ascii.js';
 import { LogCollector, logExitCode, type LogAnalysis } from '../../src/model/log/analyze.js';
-import { warnProblem, type ProblemSeverity } from '../../src/model/log/signatures.js';
+import { infoProblem, warnProblem, type ProblemSeverity } from '../../src/model/log/signatures.js';
 
 type Want = [id: string, severity: ProblemSeverity, detail: string];
 /** [what: releases and format, message as NCCL prints it, expected]. */
 type Case = [string, string, Want];
 
 const WARN = (src: string) => `gpu7:2231:2290 [3] ${src} NCCL WARN `;
+const INFO = 'gpu7:2231:2290 [3] NCCL INFO ';
 
 function judged(m: { signature: { id: string; severity: ProblemSeverity }; detail: string } | null): Want | null {
   return m ? [m.signature.id, m.signature.severity, m.detail] : null;
@@ -44,6 +47,36 @@ function warnCases(name: string, src: string, cases: Case[]): void {
         expect(problemOf(a)).toEqual([want]);
         expect(logExitCode(a)).toBe(want[1] === 'error' ? 1 : 0);
       });
+    }
+  });
+}
+
+/** Each INFO case through infoProblem and as a full INFO line, as text and as bytes. */
+function infoCases(name: string, cases: Case[]): void {
+  describe(name, () => {
+    for (const [what, msg, want] of cases) {
+      it(what, () => {
+        expect(judged(infoProblem(msg))).toEqual(want);
+        for (const bytes of [false, true]) {
+          const a = collect([`${INFO}Using network Socket`, `${INFO}${msg}`], bytes);
+          expect(problemOf(a)).toEqual([want]);
+          expect(logExitCode(a)).toBe(want[1] === 'error' ? 1 : 0);
+        }
+      });
+    }
+  });
+}
+
+/** INFO lines that must stay clean (text and bytes), and what infoProblem says of them. */
+function infoClean(name: string, msgs: string[]): void {
+  it(name, () => {
+    for (const msg of msgs) {
+      expect(infoProblem(msg), msg).toBeNull();
+      for (const bytes of [false, true]) {
+        const a = collect([`${INFO}${msg}`], bytes);
+        expect(problemOf(a), msg).toEqual([]);
+        expect(logExitCode(a)).toBe(0);
+      }
     }
   });
 }
@@ -129,7 +162,58 @@ describe('WARN near misses keep their own (or the generic) signature', () => {
   });
 });
 
-describe('warnings alone exit 0; the WARN line as 2.30.7 prints it', () => {
+infoCases('the error trace `file:line -> code` (checks.h): one error signature, detail the ncclResult_t', [
+  ['NCCLCHECK `%s:%d -> %d`, system error', 'misc/socket.cc:564 -> 2', ['nccl-error-trace', 'error', 'system error']],
+  ['NCCLCHECKTHREAD `%s:%d -> %d [Async thread]`', 'group.cc:64 -> 2 [Async thread]', ['nccl-error-trace', 'error', 'system error']],
+  ['invalid usage', 'init.cc:1234 -> 5', ['nccl-error-trace', 'error', 'invalid usage']],
+  ['unhandled cuda error', 'enqueue.cc:1104 -> 1', ['nccl-error-trace', 'error', 'unhandled cuda error']],
+  ['internal error', 'bootstrap.cc:256 -> 3', ['nccl-error-trace', 'error', 'internal error']],
+  ['invalid argument', 'collectives.cc:97 -> 4', ['nccl-error-trace', 'error', 'invalid argument']],
+  ['remote error (≥ 2.13)', 'transport/net.cc:680 -> 6', ['nccl-error-trace', 'error', 'remote error']],
+  ['SYSCHECKGOTO `%s:%d -> %d (%s)` (≥ 2.18.3)', 'misc/shmutils.cc:65 -> 2 (No such file or directory)', ['nccl-error-trace', 'error', 'system error']],
+  ['`[Proxy Thread]` (2.4–2.18)', 'proxy.cc:1523 -> 3 [Proxy Thread]', ['nccl-error-trace', 'error', 'internal error']],
+  ['`[Progress Thread]` (≥ 2.19)', 'proxy.cc:925 -> 6 [Progress Thread]', ['nccl-error-trace', 'error', 'remote error']],
+  ['CUDACHECKTHREAD prints the result before setting it: `-> 0 [Async thread]`', 'group.cc:87 -> 0 [Async thread]', ['nccl-error-trace', 'error', 'unhandled cuda error']],
+  ['an absolute __FILE__', '/dvs/p4/build/sw/gpgpu/nccl/gitfusion/stable/src/init.cc:1234 -> 5', ['nccl-error-trace', 'error', 'invalid usage']],
+  ['≥ 2.30.7 INFO_LOC `%s:%d (%s) -> %d`', 'misc/socket.cc:612 (ncclSocketConnect) -> 6', ['nccl-error-trace', 'error', 'remote error']],
+  ['≥ 2.30.7 INFO_LOC with [Async thread]', 'group.cc:71 (ncclAsyncJobMain) -> 3 [Async thread]', ['nccl-error-trace', 'error', 'internal error']],
+  ['≥ 2.30.3 ncclTimeout (8)', 'init.cc:2045 -> 8', ['nccl-error-trace', 'error', 'timeout']],
+]);
+
+infoCases('the last retry of a connect is the connect failing', [
+  ['2.24–2.26 `%s: connect returned %s, retrying (%d/%ld) after sleep for %u msec`, the last', 'socketPollConnect: connect returned No route to host, retrying (34/34) after sleep for 3400 msec', ['socket-connect', 'error', 'No route to host']],
+  ['≥ 2.27 `%s: connect to %s returned %s, retrying (%d/%ld) …`, the last', 'socketPollConnect: connect to 10.0.0.4<56849> returned Connection refused, retrying (34/34) after sleep for 3400 msec', ['socket-connect', 'error', 'Connection refused']],
+  ['≥ 2.29 ncclOsSocketStartConnect, the last, timed out', 'ncclOsSocketStartConnect: connect to 10.0.0.4<56849> returned Connection timed out, retrying (34/34) after sleep for 3400 msec', ['socket-timeout', 'error', '']],
+  ['2.4–2.12 `Call to connect returned %s, retrying` with a timed-out connect (no count: each one is a failed attempt)', 'Call to connect returned Connection timed out, retrying', ['socket-timeout', 'error', '']],
+]);
+
+describe('INFO near misses stay clean', () => {
+  infoClean('a retry that is not the last, and the count-less refused retries (routine while the peer starts)', [
+    'socketPollConnect: connect returned No route to host, retrying (33/34) after sleep for 3300 msec',
+    'socketPollConnect: connect to 10.0.0.4<56849> returned Connection refused, retrying (1/34) after sleep for 100 msec',
+    'Call to connect returned Connection refused, retrying',
+    'Call to accept returned Connection aborted, retrying',
+  ]);
+  infoClean('ncclInProgress (7) is no failure, and `-> N` in NCCL\'s other lines is no trace', [
+    'init.cc:1234 -> 7',
+    'group.cc:64 -> 7 [Async thread]',
+    'init.cc:1234 -> 0',
+    'Ring 00 : 0 -> 1 -> 2',
+    'Tree 0 : -1 -> 0 -> 1/-1/-1',
+    'Channel 00/0 : 0[0] -> 1[1] via P2P/IPC',
+    'UDS converted fd 12 -> 15 on peer 1',
+    'comm 0x55d0 rank 1 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE',
+    'cudaDriverVersion 12040',
+  ]);
+});
+
+describe('a failing log is not clean; warnings alone exit 0', () => {
+  it('a log whose only sign of failure is the error trace exits 1', () => {
+    const a = collect([`${INFO}NCCL version 2.21.5+cuda12.4`, `${INFO}misc/socket.cc:564 -> 2`, `${INFO}bootstrap.cc:77 -> 2`, `gpu7:2231:2296 [3] NCCL INFO group.cc:64 -> 2 [Async thread]`]);
+    expect(a.summary.errors.map((e) => [e.signature, e.detail, e.count])).toEqual([['nccl-error-trace', 'system error', 3]]);
+    expect(a.summary.errors[0]!.line).toBe(`${INFO}misc/socket.cc:564 -> 2`);
+    expect(logExitCode(a)).toBe(1);
+  });
   it('warn-severity problems alone (a device NCCL skips, a soft-RoCE path, a stray connection) exit 0', () => {
     const a = collect([
       `${WARN('transport/net_ib.cc:573')}NET/IB : Unable to open device mlx5_59`,

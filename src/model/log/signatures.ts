@@ -1,6 +1,7 @@
 // The problems an NCCL log shows, by signature: the WARN texts NCCL prints
 // (all releases' wordings, nccl-behavior.md §1.6, §2, §4.3, §6, §7.3) and the
-// INFO lines that mean trouble (the silent fallback to sockets). Each says
+// INFO lines that mean trouble (the silent fallback to sockets, the error
+// trace `file:line -> code`, the last retry of a connect). Each says
 // what it means, its usual causes on the node (field-reports.json) and what
 // to check next. Pure.
 
@@ -274,6 +275,12 @@ const S = {
     causes: ['NCCL_SOCKET_IFNAME unset in a container whose only interfaces are the bridge and lo', 'NCCL_SOCKET_IFNAME matching the bridge (a prefix such as `d` or `v`)'],
     next: ['`ncclx explain` on the node', 'set NCCL_SOCKET_IFNAME to the data interface (`ncclx env`); run the container with the host network'], reports: ['mc-docker-bridge-container'],
   },
+  errorTrace: {
+    id: 'nccl-error-trace', severity: 'error', title: 'NCCL error returned',
+    meaning: 'NCCL prints `file:line -> code` for every function an error passes through on its way up (checks.h): only on a failure. The code is the ncclResult_t the caller gets; the first such line is the deepest frame, and the WARN just before it on the same host says why',
+    causes: ['the failure the WARN lines before it describe; without one, a call NCCL does not WARN for failed (the trace\'s first file and line say which)', 'system error: a system call or the network failed; internal error: often a failed socket or an unset address; invalid usage: an API misuse or settings that differ between ranks; remote error: a peer failed or closed its connection'],
+    next: ['read the first WARN on this host before the first trace line', 'without a WARN, rerun with NCCL_DEBUG_SUBSYS=ALL and look just above the first trace line'], reports: [],
+  },
   cuda: {
     id: 'cuda-failure', severity: 'error', title: 'CUDA failure', meaning: 'a CUDA call inside NCCL failed', causes: ['GPU out of memory', 'a GPU fault (Xid) or a driver/runtime mismatch'],
     next: ['check `nvidia-smi` and the kernel log for Xid errors', 'reduce memory use or NCCL buffers'], reports: [],
@@ -393,12 +400,56 @@ export function warnProblem(msg: string): ProblemMatch {
   return { signature: other(msg), detail: '' };
 }
 
-/** INFO lines that are problems although NCCL does not WARN. */
+/** ncclResult_t (nccl.h) by code: 7 (ncclInProgress, ≥ 2.14) is no failure; 8 (ncclTimeout) is ≥ 2.30.3. */
+const NCCL_RESULT: Record<string, string> = { 1: 'unhandled cuda error', 2: 'system error', 3: 'internal error', 4: 'invalid argument', 5: 'invalid usage', 6: 'remote error', 8: 'timeout' };
+
+/**
+ * checks.h's error trace: `%s:%d -> %d` (NCCLCHECK…), `%s:%d -> %d (%s)` (SYSCHECK…, with strerror, ≥ 2.18.3),
+ * `%s:%d -> %d [Async thread]` (and `[Proxy Thread]`, `[Progress Thread]`…); ≥ 2.30.7 INFO_LOC puts `(func)` after the line.
+ */
+const TRACE = /^[^\s:]+\.(?:cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?: \([^)]*\))? -> (-?\d+)(?: \([^)]*\))?(?: \[([^\]]*)\])?$/;
+
+/**
+ * A connect retry that says which one it is: `%s: connect returned %s, retrying (%d/%ld) after sleep for %u msec`
+ * (2.24–2.26), `%s: connect to %s returned %s, retrying (%d/%ld) …` (≥ 2.27). The last one (n = total) is the
+ * connect failing: the next failure is NCCL giving up.
+ */
+const RETRY = /^\w+: connect (?:to \S+ )?returned (.+), retrying \((\d+)\/(\d+)\) after sleep for \d+ msec$/;
+
+/** INFO lines that are problems although NCCL does not WARN. Runs on most INFO lines: each test is guarded by a character test first. */
 export function infoProblem(msg: string): ProblemMatch | null {
-  if (msg.charCodeAt(0) === 78 /* N */) {
+  const c = msg.charCodeAt(0);
+  if (c === 78 /* N */) {
     if (/^NET\/IB ?: ?No device found/.test(msg)) return { signature: S.ibNoDevice, detail: '' };
     if (/^NET\/IB ?: ?No IP interface found/.test(msg)) return { signature: S.noSocketIf, detail: '' };
-  } else if (msg.charCodeAt(0) === 70 /* F */ && msg.startsWith('Failed to open libibverbs')) return { signature: S.verbs, detail: '' };
+  } else if (c === 70 /* F */) {
+    if (msg.startsWith('Failed to open libibverbs')) return { signature: S.verbs, detail: '' };
+  } else if (c === 67 /* C */) {
+    // `Call to connect returned %s, retrying` (2.4–2.23) has no count: the refused retries (every 1000th, and in
+    // 2.16–2.23 with a stale errno text) are routine while a peer starts listening and end in a WARN if they run
+    // out; only a timed-out connect (2.5–2.12 print each of them) shows the path already failed.
+    if (msg.startsWith('Call to connect returned ') && msg.endsWith(', retrying') && msg.includes('timed out')) return { signature: S.timeout, detail: '' };
+  } else if ((c >= 97 && c <= 122) || c === 47 /* / */ || c === 46 /* . */) {
+    // Source files and connect functions start lower-case (or with a path); what follows the first word tells
+    // them from the rest: `file:line -> ` or `file:line (func) -> `, and `func: connect …`.
+    const sp = msg.indexOf(' ');
+    if (sp < 0) return null;
+    const d = msg.charCodeAt(sp + 1);
+    if (msg.charCodeAt(sp - 1) === 58 /* : */) {
+      if (!msg.endsWith(' msec')) return null;
+      const m = RETRY.exec(msg);
+      if (m && Number(m[2]) >= Number(m[3])) return connectFailure(m[1]!);
+    } else if (d === 45 /* - */ || d === 40 /* ( */) {
+      const m = TRACE.exec(msg);
+      if (m) {
+        const code = m[1]!;
+        // CUDACHECKTHREAD printed the result before setting it: `-> 0 [Async thread]` is a CUDA failure.
+        if (code === '0') return m[2] === 'Async thread' ? { signature: S.errorTrace, detail: NCCL_RESULT[1]! } : null;
+        if (code === '7') return null;
+        return { signature: S.errorTrace, detail: NCCL_RESULT[code] ?? `result ${code}` };
+      }
+    }
+  }
   return null;
 }
 
