@@ -1,6 +1,7 @@
 // The problems an NCCL log shows, by signature: the WARN texts NCCL prints
 // (all releases' wordings, nccl-behavior.md §1.6, §2, §4.3, §6, §7.3) and the
-// INFO lines that mean trouble (the silent fallback to sockets). Each says
+// INFO lines that mean trouble (the silent fallback to sockets, the error
+// trace `file:line -> code`, the last retry of a connect). Each says
 // what it means, its usual causes on the node (field-reports.json) and what
 // to check next. Pure.
 
@@ -103,11 +104,63 @@ const S = {
     causes: ['memlock limit too low (ulimit -l) in the container', 'too many QPs for the device (many communicators or NCCL_IB_QPS_PER_CONNECTION)', 'the device is in a bad state'],
     next: ['`ulimit -l` in the job (unlimited expected)', '`ncclx doctor` RDMA checks'], reports: [],
   },
+  createCq: {
+    id: 'ibv-create-cq', severity: 'error', title: 'ibv_create_cq failed',
+    meaning: 'the HCA refused to create a completion queue while NCCL set up a connection: the connection, and the communicator, fail',
+    causes: ['memlock limit too low (ulimit -l) in the container (`Cannot allocate memory`)', 'too many completion queues for the device (many communicators, NCCL_IB_QPS_PER_CONNECTION)', 'the device is in a bad state, or the driver and firmware disagree'],
+    next: ['`ulimit -l` in the job (unlimited expected)', '`ncclx doctor` RDMA checks', '`ibv_devinfo -v` for the device\'s max_cq / max_cqe'], reports: [],
+  },
+  ibOpenDevice: {
+    id: 'ib-open-device', severity: 'warn', title: 'an RDMA device could not be opened',
+    meaning: 'libibverbs lists the device but opening it failed: NCCL skips it and goes on with the others — fewer rails, or the socket transport when none is left (then `ib-no-device` says so)',
+    causes: ['a container that sees /sys/class/infiniband but not the /dev/infiniband/uverbs* node of that device (only some devices passed in)', 'a device the process may not use (a VF or SF of another tenant, a representor)', 'the device is in a bad state or its driver is reloading'],
+    next: ['`ls -l /dev/infiniband` in the job\'s container against `ibv_devices`', '`ncclx ib` on the node: every device and why NCCL keeps or drops it', 'keep NCCL to the devices the job may use with NCCL_IB_HCA (`ncclx env`)'],
+    reports: [],
+  },
+  ibPciPath: {
+    id: 'ib-pci-path', severity: 'warn', title: 'an RDMA device has no PCI path',
+    meaning: 'NCCL could not resolve /sys/class/infiniband/<dev>/device to a PCI device and goes on without it: the NIC sits outside the topology (no GPU–NIC locality, no GPUDirect RDMA through it); expected for software RDMA (soft-RoCE rxe, siw)',
+    causes: ['a software RDMA device (rxe, siw) with no PCI device behind it', 'a container or VM whose /sys does not show the device\'s PCI parent', 'a virtual or para-virtual NIC'],
+    next: ['`readlink -f /sys/class/infiniband/<dev>/device` on the node', '`ncclx ib` and `ncclx topo` on the node: where the NIC lands in the topology', 'if "Could not find NET with id" or a graph fallback follows, see those problems'],
+    reports: [],
+  },
+  socketFamily: {
+    id: 'socket-address-family', severity: 'error', title: 'connecting to an address that was never set',
+    meaning: 'NCCL tried to connect to an address whose family is neither IPv4 nor IPv6 (a garbage number): the address was never filled in, usually because an interface lookup found nothing and this code path went on; NCCL fails with an internal error',
+    causes: ['NCCL_SOCKET_IFNAME (or NCCL_OOB_NET_IFNAME) names an interface that does not exist on this node: a typo, a name from another node, an IP address', 'NCCL_SOCKET_IFNAME differs between nodes, so a peer sent an address it never set', 'family 1 (AF_UNIX): a single-node job with P2P and SHM disabled handing a local address to the socket transport (NVIDIA/nccl#2057)'],
+    next: ['`ncclx explain` on every node: what NCCL_SOCKET_IFNAME matches there', 'set a name or prefix that exists on every node, or exclusions such as `^lo,docker` (`ncclx env`)'],
+    reports: ['mc-missing-ifname-garbage-family', 'mc-ip-in-socket-ifname'],
+  },
+  wrongType: {
+    id: 'socket-wrong-type', severity: 'error', title: 'a peer connected to the wrong kind of NCCL socket',
+    meaning: 'an NCCL socket accepted a connection whose handshake names another socket type (1 bootstrap, 2 proxy, 3 NET/Socket, 4 NET/IB, 5 RAS): the two ends disagree on what they connect, and NCCL fails the connection',
+    causes: ['the nodes use different network transports: `wrong type 4 != 3` is a peer on NET/IB reaching a node that uses NET/Socket (IB missing or unusable there)', 'two jobs or communicators on one address and port', 'different NCCL versions between ranks'],
+    next: ['compare `Using network` and `NET/IB : Using` across the hosts (asymmetries below); `ncclx ib` on the host that uses sockets', 'run one NCCL version on every node'],
+    reports: ['mc-ib-picked-not-on-all-nodes'],
+  },
+  wrongMagic: {
+    id: 'socket-wrong-magic', severity: 'warn', title: 'a stray connection to an NCCL socket',
+    meaning: 'a connection to an NCCL socket did not start with the expected magic number: NCCL drops it and keeps listening, so it fails nothing by itself',
+    causes: ['a port scanner or health check probing the job\'s ports', 'a rank of another job or of an earlier run connecting to a reused address and port (a stale unique id or NCCL_COMM_ID)'],
+    next: ['if the job hangs, look for the rank that should have connected', 'use a distinct port or unique id per job'], reports: [],
+  },
+  nvmlBusId: {
+    id: 'nvml-gpu-not-found', severity: 'error', title: 'NVML does not know the GPU',
+    meaning: 'NCCL asked NVML for the GPU CUDA gave it, by PCI bus id, and NVML did not find it: NCCL cannot read the GPU\'s topology and the communicator fails',
+    causes: ['a container where CUDA sees the GPU but NVML does not: NVIDIA_VISIBLE_DEVICES and the devices passed in differ, or the image carries its own libnvidia-ml.so', 'CUDA_VISIBLE_DEVICES or MIG selecting a device whose bus id NVML lists differently (MIG instances, vGPU, passthrough)', 'a driver and NVML library of different versions'],
+    next: ['`nvidia-smi --query-gpu=index,pci.bus_id --format=csv` in the job against the `busId` of the rank lines', 'check CUDA_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES and the container runtime\'s GPU options', '`nvidia-smi -q | grep -i -A2 mig`'],
+    reports: [],
+  },
   connect: {
     id: 'socket-connect', severity: 'error', title: 'socket connect failed',
     meaning: 'a TCP connection to a peer (bootstrap or socket transport) failed',
-    causes: ['the address NCCL advertised is not reachable from the peer (docker0, a NAT address, loopback, the wrong subnet)', 'a firewall drops the ephemeral ports NCCL uses', 'the peer process is not (yet) listening or has died'],
-    next: ['`ncclx explain` on both nodes: the interface and address each advertises', 'from the peer: `nc -vz <address> <port>`', 'check that MASTER_ADDR / NCCL_COMM_ID is the address other nodes reach'],
+    causes: [
+      'the address NCCL advertised is not reachable from the peer (docker0, a NAT address, loopback, the wrong subnet)',
+      '`No route to host` / `Network is unreachable`: no route from this node to the peer\'s subnet, the peer host down or not answering ARP, or a host firewall rejecting with icmp-host-prohibited (firewalld\'s default)',
+      '`Connection refused`: nothing listens on that port — the peer process died or has not started, or a firewall rejects with a TCP reset',
+      'a firewall drops the ephemeral ports NCCL uses',
+    ],
+    next: ['`ncclx explain` on both nodes: the interface and address each advertises', 'from the peer: `nc -vz <address> <port>`; `ip route get <address>` on this node', 'check that MASTER_ADDR / NCCL_COMM_ID is the address other nodes reach'],
     reports: ['mc-docker-bridge-container', 'mc-exclusion-readmits-lo', 'mc-bgp-unnumbered-lo32'],
   },
   timeout: {
@@ -120,7 +173,11 @@ const S = {
   peerClosed: {
     id: 'peer-closed', severity: 'error', title: 'connection closed by the remote peer',
     meaning: 'the peer closed its socket: it most likely failed or exited first',
-    causes: ['the peer rank crashed or aborted (its own log has the first error)', 'an out-of-memory kill or a scheduler preemption on the peer'],
+    causes: [
+      'the peer rank crashed or aborted (its own log has the first error)',
+      'an out-of-memory kill or a scheduler preemption on the peer',
+      '`Connection reset by peer` / `Broken pipe`: the peer process was killed with the connection open, or a firewall or NAT dropped the connection\'s state and reset it',
+    ],
     next: ['find the earliest WARN across all hosts: that host failed first', 'check the peer node\'s kernel log for OOM kills'], reports: [],
   },
   duplicateRank: {
@@ -137,7 +194,11 @@ const S = {
   shm: {
     id: 'shm', severity: 'error', title: 'shared memory failure',
     meaning: 'NCCL could not create, size or map a shared-memory segment for intra-node transfers',
-    causes: ['/dev/shm too small in the container (Docker\'s default is 64 MiB)', '/dev/shm not shared between the processes of one node'],
+    causes: [
+      '/dev/shm too small in the container (Docker\'s default is 64 MiB)',
+      '/dev/shm not shared between the processes of one node: the segment another rank created is not there for this one (`Call to open failed: No such file or directory`) — ranks of one node in separate containers or IPC namespaces',
+      'the rank that created the segment already exited',
+    ],
     next: ['run the container with `--shm-size=1g` or `--ipc=host`', '`df -h /dev/shm` inside the job'], reports: [],
   },
   cudaIpc: {
@@ -195,8 +256,12 @@ const S = {
   },
   proxy: {
     id: 'proxy-failure', severity: 'error', title: 'a proxy operation failed',
-    meaning: 'the proxy thread could not carry out a connection or transfer for a rank: a consequence, whose cause is the WARN before it on this host or its peer',
-    causes: ['a failed network connection (a completion error, ibv_modify_qp, a socket connect) just before'], next: ['read the first WARN on this host and on the peer it names'], reports: [],
+    meaning: 'the proxy thread could not carry out a connection or transfer for a rank, or its service thread lost a local rank\'s connection (`[Service thread]`): a consequence, whose cause is the WARN before it on this host or its peer',
+    causes: [
+      'a failed network connection (a completion error, ibv_modify_qp, a socket connect) just before',
+      'a local rank exited or aborted, closing its socket to the proxy (`Could not receive type from localRank …`)',
+    ],
+    next: ['read the first WARN on this host and on the peer it names', 'when a local rank went away, find why in that process\'s own output'], reports: [],
   },
   ifaceLinkLocal: {
     id: 'iface-link-local', severity: 'warn', title: 'NCCL uses an IPv6 link-local address',
@@ -210,19 +275,37 @@ const S = {
     causes: ['NCCL_SOCKET_IFNAME unset in a container whose only interfaces are the bridge and lo', 'NCCL_SOCKET_IFNAME matching the bridge (a prefix such as `d` or `v`)'],
     next: ['`ncclx explain` on the node', 'set NCCL_SOCKET_IFNAME to the data interface (`ncclx env`); run the container with the host network'], reports: ['mc-docker-bridge-container'],
   },
+  errorTrace: {
+    id: 'nccl-error-trace', severity: 'error', title: 'NCCL error returned',
+    meaning: 'NCCL prints `file:line -> code` for every function an error passes through on its way up (checks.h): only on a failure. The code is the ncclResult_t the caller gets; the first such line is the deepest frame, and the WARN just before it on the same host says why',
+    causes: ['the failure the WARN lines before it describe; without one, a call NCCL does not WARN for failed (the trace\'s first file and line say which)', 'system error: a system call or the network failed; internal error: often a failed socket or an unset address; invalid usage: an API misuse or settings that differ between ranks; remote error: a peer failed or closed its connection'],
+    next: ['read the first WARN on this host before the first trace line', 'without a WARN, rerun with NCCL_DEBUG_SUBSYS=ALL and look just above the first trace line'], reports: [],
+  },
   cuda: {
     id: 'cuda-failure', severity: 'error', title: 'CUDA failure', meaning: 'a CUDA call inside NCCL failed', causes: ['GPU out of memory', 'a GPU fault (Xid) or a driver/runtime mismatch'],
     next: ['check `nvidia-smi` and the kernel log for Xid errors', 'reduce memory use or NCCL buffers'], reports: [],
   },
 } satisfies Record<string, Signature>;
 
-interface Rule {
+type Rule = {
   test: RegExp;
-  sig: Signature | ((m: RegExpExecArray) => Signature);
-  detail?: (m: RegExpExecArray) => string;
-}
+} & (
+  | { sig: Signature | ((m: RegExpExecArray) => Signature); detail?: (m: RegExpExecArray) => string }
+  /** Signature and detail decided together (a connect failure that is a timeout or not). */
+  | { match: (m: RegExpExecArray) => ProblemMatch }
+);
 
 const errnoText = (m: RegExpExecArray) => (m[1] ?? '').replace(/^\d+\s+/, '').replace(/,.*$/, '').replace(/\s+errno \d+$/, '').trim();
+
+/** A connect that failed with errno text t: a timeout is `socket-timeout`, any other error `socket-connect` with the text. */
+function connectFailure(t: string): ProblemMatch {
+  const text = t.trim();
+  return /timed out/i.test(text) ? { signature: S.timeout, detail: '' } : { signature: S.connect, detail: text };
+}
+
+/** ncclSocketType (socket.h, ≥ 2.16) as the handshake sends it. */
+const SOCKET_TYPE: Record<string, string> = { 0: 'unknown', 1: 'bootstrap', 2: 'proxy', 3: 'NET/Socket', 4: 'NET/IB', 5: 'RAS' };
+const socketType = (n: string) => SOCKET_TYPE[n] ?? `type ${n}`;
 
 const WARN_RULES: Rule[] = [
   // `from peer 10.0.0.2<port> with status=NAME(12)` (≥ 2.19) or `from peer with error 4` (older, no address).
@@ -231,13 +314,43 @@ const WARN_RULES: Rule[] = [
   { test: /Failed to open libibverbs/, sig: S.verbs },
   { test: /Call to ibv_modify_qp failed with (?:error )?(.*)$/, sig: S.modifyQp, detail: errnoText },
   { test: /Call to ibv_create_qp failed(?: with (?:error )?(.*))?$/, sig: S.createQp, detail: errnoText },
+  // ibvwrap.cc: `Call to ibv_create_cq failed` (≤ 2.13), `… failed with error %s` (≥ 2.14).
+  { test: /Call to ibv_create_cq failed(?: with (?:error )?(.*))?$/, sig: S.createCq, detail: errnoText },
+  // ibvwrap.cc `Call to ibv_open_device failed` and net_ib.cc / ib/init.cc `NET/IB : Unable to open device %s` (2.3–2.30): NCCL skips the device.
+  { test: /^Call to ibv_open_device failed/, sig: S.ibOpenDevice },
+  { test: /^NET\/IB ?: ?Unable to open device (\S+)/, sig: S.ibOpenDevice, detail: (m) => m[1]! },
+  // `Could not find real path of %s (%s)` (≥ 2.8.4: name, path; NCCL goes on) and `… of /sys/class/infiniband/<dev>/device` (≤ 2.5, ignored by its caller).
+  { test: /^Could not find real path of (?:(\S+) \(\/sys\/class\/infiniband\/|\/sys\/class\/infiniband\/([^/\s]+)\/device$)/, sig: S.ibPciPath, detail: (m) => (m[1] ?? m[2])! },
   { test: /ibv_query_gid|ncclIbRoceGetVersionNum|GID table changed|[Uu]nable to (?:get|query) (?:the )?gid/i, sig: S.gid },
+  // Connects that ran out of retries, before the timeout rule: `exceeded error retry count` with a refused or
+  // unreachable errno is no timeout. `%s: connect returned %s, exceeded error retry count (%d)` (2.24–2.26),
+  // `%s: connect to %s returned %s, exceeded error retry count after %d attempts` (≥ 2.27).
+  { test: /[Cc]onnect(?: to \S+)? returned (.+?), exceeded error retry count/, match: (m) => connectFailure(m[1]!) },
+  // `socketPollConnect: Connect to %s returned %d(%s) errno %d(%s)` (2.20–2.23): the first errno is the connect's, the second stale.
+  { test: /[Cc]onnect to \S+ returned -?\d+\(([^)]*)\)/, match: (m) => connectFailure(m[1]!) },
+  // `socketStartConnect: exceeded retries (%d)` / `socketPollConnect: …` (2.16–2.23): the ECONNREFUSED retries ran out.
+  { test: /(?:socketStartConnect|socketPollConnect): exceeded retries \(\d+\)/, sig: S.connect, detail: () => 'Connection refused' },
+  // `socketPollConnect poll() failed with error %s` (2.16.5–2.26), `socketPollConnect to %s failed with error %s` (2.27–2.28),
+  // `ncclOsSocketPollConnect to %s failed with error %s` (≥ 2.29).
+  { test: /(?:[Cc]onnect to \S+|PollConnect poll\(\)) failed with error (.*)$/, match: (m) => connectFailure(m[1]!) },
+  { test: /PollConnect poll\(\) returned (.*)$/, sig: S.connect, detail: (m) => `poll() returned ${m[1]}` },
+  // recv/send failing because the peer went away: `Call to recv failed : %s` (2.4–2.9), `Net : Call to recv from %s failed : %s`
+  // (2.10–2.15), `socketProgressOpt: Call to recv from %s failed : %s` (2.16–2.23), `… Call to %s %s failed : %s` (recv from / send to, ≥ 2.24).
+  { test: /Call to (?:recv|send)(?: (?:from|to) \S+)? failed ?: ?(?:\d+ \()?(Connection reset by peer|Broken pipe|An existing connection was forcibly closed by the remote host)/, sig: S.peerClosed, detail: (m) => m[1]! },
   { test: /exceeded timeouts|exceeded error retry count|[Tt]imeout waiting for|timed out/, sig: S.timeout },
   { test: /[Cc]onnect to \S+ failed ?: ?(.*)$/, sig: S.connect, detail: errnoText },
   { test: /[Cc]onnection closed by (?:remote )?peer/, sig: S.peerClosed },
+  // `Error : connecting to address with family %d …` (2.8.3–2.9), `Net : connecting to address %s with family %d …` (2.10–2.15),
+  // `ncclSocketInit: connecting to address %s with family %d is neither AF_INET(%d) nor AF_INET6(%d)` (≥ 2.16).
+  { test: /connecting to address .*with family -?\d+ is neither AF_INET/, sig: S.socketFamily },
+  // `socketFinalizeAccept: wrong type %d != %d` (2.16–2.26), `socketFinalizeAccept from %s: wrong type %d != %d` (2.27–2.30.4): received != expected.
+  { test: /socketFinalizeAccept(?: from \S+)?: wrong type (\d+) != (\d+)/, sig: S.wrongType, detail: (m) => `peer ${socketType(m[1]!)}, expected ${socketType(m[2]!)}` },
+  { test: /socketFinalizeAccept(?: from \S+)?: wrong magic/, sig: S.wrongMagic },
   { test: /has already checked in/, sig: S.duplicateRank },
   { test: /Bootstrap Root : mismatch/, sig: S.bootstrapMismatch },
   { test: /shared memory|\/dev\/shm|shm_open|SHM /i, sig: S.shm },
+  // shmutils.cc: `Call to open failed : %s` (SYSCHECKVAL, 2.12–2.15), `Call to open failed: %s` (SYSCHECKGOTO, ≥ 2.23).
+  { test: /^Call to open failed ?: ?(.*)$/, sig: S.shm, detail: errnoText },
   { test: /CUDA IPC|cudaIpc|cuIpc|cuMemImportFromShareableHandle|cuMemExportToShareableHandle|P2P\/IPC|IPC handle/, sig: S.cudaIpc },
   { test: /Could not find (?:NET with|net) id/, sig: S.netNotFound },
   { test: /[Nn]etwork \S.* not found|Failed to initialize any NET plugin/, sig: S.network },
@@ -246,7 +359,11 @@ const WARN_RULES: Rule[] = [
   { test: /incompatible devices|device is incompatible/, sig: S.incompatible },
   { test: /Duplicate GPU detected/, sig: S.duplicateGpu },
   { test: /Could not find a path for pattern/, sig: S.graphFallback },
-  { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed|Socket recv failed while polling for opId/, sig: S.proxy },
+  // proxy.cc; `[Service thread] Error encountered progressing operation=%s, res=%d, closing connection` (2.17–2.30),
+  // `[Service thread] Could not receive type from localRank %d` (2.12–2.16), `…, res=%u, closed=%d` (≥ 2.17).
+  { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed|Socket recv failed while polling for opId|\[Service thread\] (?:Error encountered progressing operation|Could not receive type from localRank)/, sig: S.proxy },
+  // `nvmlDeviceGetHandleByPciBusId() failed: %s ` (≤ 2.11, trailing blank) and NVMLCHECK's `%s() failed: %s` (≥ 2.12).
+  { test: /^nvmlDeviceGetHandleByPciBusId\(\) failed: ?(.*)$/, sig: S.nvmlBusId, detail: (m) => m[1]!.trim() },
   { test: /Cuda failure|CUDA error|cuda failure/, sig: S.cuda, detail: (m) => /'([^']+)'/.exec(m.input)?.[1] ?? '' },
 ];
 
@@ -276,17 +393,63 @@ function other(msg: string): Signature {
 export function warnProblem(msg: string): ProblemMatch {
   for (const r of WARN_RULES) {
     const m = r.test.exec(msg);
-    if (m) return { signature: typeof r.sig === 'function' ? r.sig(m) : r.sig, detail: r.detail ? r.detail(m) : '' };
+    if (!m) continue;
+    if ('match' in r) return r.match(m);
+    return { signature: typeof r.sig === 'function' ? r.sig(m) : r.sig, detail: r.detail ? r.detail(m) : '' };
   }
   return { signature: other(msg), detail: '' };
 }
 
-/** INFO lines that are problems although NCCL does not WARN. */
+/** ncclResult_t (nccl.h) by code: 7 (ncclInProgress, ≥ 2.14) is no failure; 8 (ncclTimeout) is ≥ 2.30.3. */
+const NCCL_RESULT: Record<string, string> = { 1: 'unhandled cuda error', 2: 'system error', 3: 'internal error', 4: 'invalid argument', 5: 'invalid usage', 6: 'remote error', 8: 'timeout' };
+
+/**
+ * checks.h's error trace: `%s:%d -> %d` (NCCLCHECK…), `%s:%d -> %d (%s)` (SYSCHECK…, with strerror, ≥ 2.18.3),
+ * `%s:%d -> %d [Async thread]` (and `[Proxy Thread]`, `[Progress Thread]`…); ≥ 2.30.7 INFO_LOC puts `(func)` after the line.
+ */
+const TRACE = /^[^\s:]+\.(?:cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?: \([^)]*\))? -> (-?\d+)(?: \([^)]*\))?(?: \[([^\]]*)\])?$/;
+
+/**
+ * A connect retry that says which one it is: `%s: connect returned %s, retrying (%d/%ld) after sleep for %u msec`
+ * (2.24–2.26), `%s: connect to %s returned %s, retrying (%d/%ld) …` (≥ 2.27). The last one (n = total) is the
+ * connect failing: the next failure is NCCL giving up.
+ */
+const RETRY = /^\w+: connect (?:to \S+ )?returned (.+), retrying \((\d+)\/(\d+)\) after sleep for \d+ msec$/;
+
+/** INFO lines that are problems although NCCL does not WARN. Runs on most INFO lines: each test is guarded by a character test first. */
 export function infoProblem(msg: string): ProblemMatch | null {
-  if (msg.charCodeAt(0) === 78 /* N */) {
+  const c = msg.charCodeAt(0);
+  if (c === 78 /* N */) {
     if (/^NET\/IB ?: ?No device found/.test(msg)) return { signature: S.ibNoDevice, detail: '' };
     if (/^NET\/IB ?: ?No IP interface found/.test(msg)) return { signature: S.noSocketIf, detail: '' };
-  } else if (msg.charCodeAt(0) === 70 /* F */ && msg.startsWith('Failed to open libibverbs')) return { signature: S.verbs, detail: '' };
+  } else if (c === 70 /* F */) {
+    if (msg.startsWith('Failed to open libibverbs')) return { signature: S.verbs, detail: '' };
+  } else if (c === 67 /* C */) {
+    // `Call to connect returned %s, retrying` (2.4–2.23) has no count: the refused retries (every 1000th, and in
+    // 2.16–2.23 with a stale errno text) are routine while a peer starts listening and end in a WARN if they run
+    // out; only a timed-out connect (2.5–2.12 print each of them) shows the path already failed.
+    if (msg.startsWith('Call to connect returned ') && msg.endsWith(', retrying') && msg.includes('timed out')) return { signature: S.timeout, detail: '' };
+  } else if ((c >= 97 && c <= 122) || c === 47 /* / */ || c === 46 /* . */) {
+    // Source files and connect functions start lower-case (or with a path); what follows the first word tells
+    // them from the rest: `file:line -> ` or `file:line (func) -> `, and `func: connect …`.
+    const sp = msg.indexOf(' ');
+    if (sp < 0) return null;
+    const d = msg.charCodeAt(sp + 1);
+    if (msg.charCodeAt(sp - 1) === 58 /* : */) {
+      if (!msg.endsWith(' msec')) return null;
+      const m = RETRY.exec(msg);
+      if (m && Number(m[2]) >= Number(m[3])) return connectFailure(m[1]!);
+    } else if (d === 45 /* - */ || d === 40 /* ( */) {
+      const m = TRACE.exec(msg);
+      if (m) {
+        const code = m[1]!;
+        // CUDACHECKTHREAD printed the result before setting it: `-> 0 [Async thread]` is a CUDA failure.
+        if (code === '0') return m[2] === 'Async thread' ? { signature: S.errorTrace, detail: NCCL_RESULT[1]! } : null;
+        if (code === '7') return null;
+        return { signature: S.errorTrace, detail: NCCL_RESULT[code] ?? `result ${code}` };
+      }
+    }
+  }
   return null;
 }
 
