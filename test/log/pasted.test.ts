@@ -87,7 +87,12 @@ describe('an exception that quotes NCCL\'s version', () => {
     ];
     const r = analyse(lines);
     expect(r.summary.ncclVersion).toBe('2.14.3');
-    expect(r.hosts.map((h) => h.host)).toEqual(['gpu1']);
+    expect(r.hosts.map((h) => h.host).filter((h) => h !== '(unknown host)')).toEqual(['gpu1']);
+    // The failure it reports is a problem of its own, by NCCL's result.
+    expect(r.summary.errors.map((e) => [e.signature, e.detail, e.count])).toEqual([
+      ['torch-nccl-error', 'internal error', 1],
+      ['torch-nccl-error', 'unhandled system error', 1],
+    ]);
     // Anything else before the version is not NCCL's banner.
     expect(parseLine('we moved to NCCL version 2.18.1 last week')).toBeNull();
     expect(parseLine('[1,0]<stdout>:NCCL version 2.18.3+cuda12.2')).toMatchObject({ level: 'VERSION', launcher: { task: '1,0' } });
@@ -137,5 +142,20 @@ describe('hosts', () => {
       ['nd20-01', 1],
       ['nd20-02', 1],
     ]);
+  });
+});
+
+describe('wordings of older releases and of paste damage', () => {
+  it('a completion error without its peer (≤ 2.10), an errno text closed by a typographic quote', () => {
+    const r = analyse(['n1:1:2 [0] transport/net_ib.cc:789 NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129', '\u201dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\u201c']);
+    expect(r.summary.errors.map((e) => e.signature).sort()).toEqual(['ib-completion-12', 'ibv-create-qp']);
+  });
+
+  it('a net plugin NCCL found but would not load is a warning; the versions it tries first are not', () => {
+    const h = 'n1:1:1 [0] NCCL INFO ';
+    for (const last of ['NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 and lower are not supported.', 'NET/Plugin: Failed to find ncclNetPlugin symbol (v4 or v5).', 'NET/Plugin: Failed to find ncclNetPlugin_v4 symbol.', 'NET/Plugin: Failed to find ncclNetPlugin symbol.']) {
+      expect(analyse([h + last]).summary.warnings.map((w) => w.signature), last).toEqual(['net-plugin-rejected']);
+    }
+    expect(analyse([`${h}NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.`, `${h}NET/Plugin: Failed to find ncclCollNetPlugin symbol (v4 or v5).`]).summary.warnings).toEqual([]);
   });
 });

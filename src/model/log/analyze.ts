@@ -7,7 +7,7 @@
 import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
 import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
 import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
-import { ifaceProblem, infoProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
+import { ifaceProblem, infoProblem, torchProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 import { compareVersion } from '../nccl/versions.js';
 
 export interface LogProblem {
@@ -604,6 +604,12 @@ export class LogCollector {
       return;
     }
     if (l.level === 'VERSION') {
+      if (l.torchError !== undefined) {
+        if (typeof raw === 'function') raw = raw();
+        const m = torchProblem(l.torchError);
+        this.record(m, raw, host, l.repeat, null);
+        this.problem(m, raw, host, l.repeat);
+      }
       const f = factOf(l.message);
       if (f?.kind === 'version') {
         this.summary.ncclVersion ??= f.version;

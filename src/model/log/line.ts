@@ -21,6 +21,8 @@ export interface LogLine extends Prefix {
   repeat: number;
   /** The shared header object (null on bare lines): the same object for every line with the same header text. */
   prefix: Prefix | null;
+  /** A VERSION line that is PyTorch's `NCCL error in: …, NCCL version X`: its text from `NCCL error`. */
+  torchError?: string;
 }
 
 // Colour and cursor sequences left by terminals and collectors.
@@ -211,7 +213,9 @@ export function parseLine(raw: string): LogLine | null {
     const torch = rest.trim() !== '' && /NCCL error\b.*, $/.test(before);
     if (rest.trim() && !torch) return null;
     const { message, repeat } = finish(s.slice(s.indexOf('NCCL version', v.index)));
-    return { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: torch ? NO_LAUNCHER : info, message, repeat, prefix: null };
+    const line: LogLine = { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: torch ? NO_LAUNCHER : info, message, repeat, prefix: null };
+    if (torch) line.torchError = own(s.slice(s.lastIndexOf('NCCL error', v.index)));
+    return line;
   }
   return null;
 }

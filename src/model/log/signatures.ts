@@ -85,6 +85,22 @@ const S = {
     next: ['`ncclx ib` on this node: every device and port, and why NCCL keeps or drops it', 'set NCCL_NET=IB to make the fallback an error instead of a silent slowdown'],
     reports: ['mc-ib-hca-down-device', 'mc-ib-hca-prefix-mlx5_1-matches-mlx5_1x'],
   },
+  torch: {
+    id: 'torch-nccl-error', severity: 'error', title: 'PyTorch: an NCCL call failed',
+    meaning: 'PyTorch reports the result an NCCL call returned (`NCCL error in: file:line, <result>, NCCL version X`); NCCL\'s own WARN lines before it say why, and PyTorch prints NCCL\'s last error under it (`Last error:`)',
+    causes: [
+      '`unhandled system error`: a socket, shared-memory or IB call failed on this node (look for its WARN: interfaces, /dev/shm size, GIDs)',
+      '`remote process exited or there was a network error`: another rank died first, or the network between the nodes dropped',
+      '`internal error` / `invalid usage`: a setup NCCL rejects (mismatched versions, two ranks on one GPU, a bad NCCL_* value)',
+    ],
+    next: ['run the job with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of each host', 'read the `Last error:` line PyTorch prints under this one'], reports: [],
+  },
+  pluginRejected: {
+    id: 'net-plugin-rejected', severity: 'warn', title: 'a net plugin was found but not used',
+    meaning: 'NCCL found libnccl-net.so but no plugin symbol of an API version it supports, so it uses its internal IB or socket transport instead of the plugin (on AWS EFA or GCP that means sockets)',
+    causes: ['the plugin is built for another NCCL API version (too old a plugin for this NCCL, or the reverse)', 'an unrelated libnccl-net.so earlier on LD_LIBRARY_PATH'],
+    next: ['install the plugin release built for this NCCL version', '`NCCL_NET_PLUGIN` / LD_LIBRARY_PATH: which libnccl-net.so is loaded (`NCCL_DEBUG_SUBSYS=INIT,NET`)'], reports: [],
+  },
   verbs: {
     id: 'libibverbs-missing', severity: 'warn', title: 'libibverbs could not be loaded',
     meaning: 'NCCL could not dlopen libibverbs.so, so the IB transport is unavailable and NCCL uses sockets',
@@ -309,11 +325,12 @@ const socketType = (n: string) => SOCKET_TYPE[n] ?? `type ${n}`;
 
 const WARN_RULES: Rule[] = [
   // `from peer 10.0.0.2<port> with status=NAME(12)` (≥ 2.19) or `from peer with error 4` (older, no address).
-  { test: /Got completion from peer(?: (\S+))? with (?:error |status=)(?:(\w+)\()?(\d+)/, sig: (m) => completion(Number(m[3])) },
+  // `with error 12, opcode …` without a peer up to 2.10; `from peer ADDR with error N` to 2.18; `with status=NAME(N)` since.
+  { test: /Got completion (?:from peer(?: (\S+))? )?with (?:error |status=)(?:(\w+)\()?(\d+)/, sig: (m) => completion(Number(m[3])) },
   { test: /^(?:Bootstrap : no socket interface found|NET\/Socket ?: ?[Nn]o (?:usable listening )?interface found|NET\/IB ?: ?No IP interface found|Net : No interface found in the same subnet)/, sig: S.noSocketIf },
   { test: /Failed to open libibverbs/, sig: S.verbs },
   { test: /Call to ibv_modify_qp failed with (?:error )?(.*)$/, sig: S.modifyQp, detail: errnoText },
-  { test: /Call to ibv_create_qp failed(?: with (?:error )?(.*))?$/, sig: S.createQp, detail: errnoText },
+  { test: /Call to ibv_create_qp failed(?: with (?:error )?(.*))?/, sig: S.createQp, detail: errnoText },
   // ibvwrap.cc: `Call to ibv_create_cq failed` (≤ 2.13), `… failed with error %s` (≥ 2.14).
   { test: /Call to ibv_create_cq failed(?: with (?:error )?(.*))?$/, sig: S.createCq, detail: errnoText },
   // ibvwrap.cc `Call to ibv_open_device failed` and net_ib.cc / ib/init.cc `NET/IB : Unable to open device %s` (2.3–2.30): NCCL skips the device.
@@ -416,12 +433,20 @@ const TRACE = /^[^\s:]+\.(?:cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?: \([^)]*\))? -> (-?
  */
 const RETRY = /^\w+: connect (?:to \S+ )?returned (.+), retrying \((\d+)\/(\d+)\) after sleep for \d+ msec$/;
 
+/** PyTorch's `NCCL error in: file:line, <result>, NCCL version X` (the text from `NCCL error`): the result as detail. */
+export function torchProblem(text: string): ProblemMatch {
+  const m = /NCCL error in: \S+, (.+?), NCCL version/.exec(text);
+  return { signature: S.torch, detail: (m?.[1] ?? '').slice(0, 200) };
+}
+
 /** INFO lines that are problems although NCCL does not WARN. Runs on most INFO lines: each test is guarded by a character test first. */
 export function infoProblem(msg: string): ProblemMatch | null {
   const c = msg.charCodeAt(0);
   if (c === 78 /* N */) {
     if (/^NET\/IB ?: ?No device found/.test(msg)) return { signature: S.ibNoDevice, detail: '' };
     if (/^NET\/IB ?: ?No IP interface found/.test(msg)) return { signature: S.noSocketIf, detail: '' };
+    // The last word of the plugin search (2.7 `ncclNetPlugin symbol.`, 2.12 `…_v4 symbol.` tried last, 2.18 `(v4 or v5).`, 2.21 `(>= v5)…`).
+    if (/^NET\/Plugin ?: ?Failed to find ncclNetPlugin(?: symbol|_v4 symbol)/.test(msg)) return { signature: S.pluginRejected, detail: '' };
   } else if (c === 70 /* F */) {
     if (msg.startsWith('Failed to open libibverbs')) return { signature: S.verbs, detail: '' };
   } else if (c === 67 /* C */) {
