@@ -144,9 +144,14 @@ export function parsePrefix(pre: string): Prefix | null {
 
 /** parsePrefix's answer, uncached. */
 function headerOf(pre: string): Prefix | null {
-  const glued = GLUED_TIME.exec(pre);
-  const text = glued ? `${pre.slice(0, glued.index + glued[1]!.length)} ${pre.slice(glued.index + glued[1]!.length)}` : pre;
-  const m = HEADER.exec(text);
+  let text = pre;
+  let m = HEADER.exec(text);
+  // A host field that starts with digits may be a time's last digits glued to it: looked for only then (headers can be long).
+  const glued = m && /^\d/.test(m[1]!) ? GLUED_TIME.exec(pre) : null;
+  if (glued) {
+    text = `${pre.slice(0, glued.index + glued[1]!.length)} ${pre.slice(glued.index + glued[1]!.length)}`;
+    m = HEADER.exec(text);
+  }
   if (m) return { host: m[1]!, pid: Number(m[2]), tid: Number(m[3]), cudaDev: Number(m[4]), source: m[5] ?? null, launcher: m.index > 0 ? parseLauncher(text.slice(0, m.index)) : NO_LAUNCHER };
   // No host:pid:tid: an NCCL line only when nothing but launcher artefacts comes before `[dev] file:line`.
   const { info, rest } = peelLauncher(text);
