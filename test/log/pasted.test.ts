@@ -135,6 +135,21 @@ describe('net plugins named other ways', () => {
   });
 });
 
+describe('a plugin named two ways', () => {
+  it('is no asymmetry: a host\'s excerpt shows `Loaded net plugin …`, another\'s only `Using network`', () => {
+    const a = 'g20:1:2 [0] NCCL INFO ';
+    const b = 'g19:1:2 [0] NCCL INFO ';
+    const lines = [`${a}NET/Plugin: Loaded net plugin NCCL RDMA Plugin v6 (v6)`, `${a}P2P plugin IBext`, `${a}Using network IBext`, `${b}Using network IBext`];
+    expect(analyse(lines).asymmetries).toEqual([]);
+    // A plugin on one host only still is one.
+    const r = analyse([...lines, 'g18:1:2 [0] NCCL INFO Using network IB']);
+    expect(r.asymmetries.find((x) => x.fact === 'netPlugin')?.values).toEqual([
+      { value: 'loaded', hosts: ['g19', 'g20'] },
+      { value: '(none)', hosts: ['g18'] },
+    ]);
+  });
+});
+
 describe('hosts', () => {
   it('a host whose lines state nothing ncclx reads is still listed, with its process', () => {
     const r = analyse(['nd20-01:191:219 [0] NCCL INFO cudaDriverVersion 12020', 'nd20-02:77:78 [1] NCCL INFO Setting affinity for GPU 1 to ffff']);

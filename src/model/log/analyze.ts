@@ -977,7 +977,10 @@ const ibKey = (ib: IbEntry[]) => ib.map((d) => `${d.device}:${d.port}/${d.linkLa
 const FACTS: { fact: AsymmetryFact; severity: ProblemSeverity; value: (h: HostFacts) => string | null; meaning: string }[] = [
   { fact: 'ncclVersion', severity: 'error', value: (h) => h.ncclVersion, meaning: 'hosts run different NCCL releases: the protocol can differ between them and the job fails or hangs at its first collective' },
   { fact: 'transport', severity: 'error', value: (h) => h.transport, meaning: 'hosts use different network transports (one fell back to sockets): they cannot connect to each other and the job hangs' },
-  { fact: 'netPlugin', severity: 'error', value: (h) => (h.transport !== null || h.netPlugin !== null ? (h.netPlugin ?? '(none)') : null), meaning: 'a network plugin is loaded on some hosts only: their transports differ' },
+  // Whether a plugin is loaded, not its name: NCCL names one plugin several ways (`Loaded net plugin NCCL RDMA Plugin v6`,
+  // `P2P plugin IBext`, `Using network IBext`), and a host whose excerpt shows another of them is no different. Two
+  // plugins that differ show in `transport`.
+  { fact: 'netPlugin', severity: 'error', value: (h) => (h.transport !== null || h.netPlugin !== null ? (h.netPlugin !== null ? 'loaded' : '(none)') : null), meaning: 'a network plugin is loaded on some hosts only: their transports differ' },
   { fact: 'ibCount', severity: 'error', value: (h) => (h.ib ? String(h.ib.length) : h.ibNoDevice ? '0' : null), meaning: 'hosts see different numbers of IB devices: channels and rails do not line up and the first collective can hang' },
   { fact: 'ibDevices', severity: 'warn', value: (h) => (h.ib ? ibKey(h.ib) : null), meaning: 'hosts name or order their IB devices differently: rail k on one host is not rail k on another unless NCCL_IB_HCA lists them in the same order' },
   { fact: 'bootstrap', severity: 'warn', value: (h) => h.bootstrap?.ifname ?? null, meaning: 'hosts bootstrap over different interfaces: fine if every address is reachable from every host, the classic hang when one is docker0, lo or a private network' },
