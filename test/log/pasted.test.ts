@@ -174,3 +174,16 @@ describe('wordings of older releases and of paste damage', () => {
     expect(analyse([`${h}NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.`, `${h}NET/Plugin: Failed to find ncclCollNetPlugin symbol (v4 or v5).`]).summary.warnings).toEqual([]);
   });
 });
+
+describe('2.30.7 says at INFO what it used to WARN', () => {
+  it('a peer on the wrong kind of socket, or of another job, is discarded: still the same problems', () => {
+    const h = 'n1:1:2 [0] NCCL INFO ';
+    const r = analyse([
+      `${h}socketFinalizeAccept from 10.0.0.2<41234>: wrong socket type (peer 4 != expected 3 -- peer connected to wrong NCCL socket), discarding peer connection`,
+      `${h}socketFinalizeAccept from 10.0.0.3<41235>: socket magic mismatch (peer 0x00000000deadbeef != expected 0x1234567890abcdef), discarding peer connection`,
+      `${h}socketFinalizeAccept: handshake receive from 10.0.0.4<1> failed, discarding peer connection`,
+    ]);
+    expect(r.summary.errors.map((e) => [e.signature, e.detail])).toEqual([['socket-wrong-type', 'peer NET/IB, expected NET/Socket']]);
+    expect(r.summary.warnings.map((e) => e.signature)).toEqual(['socket-wrong-magic']);
+  });
+});

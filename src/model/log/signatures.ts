@@ -459,6 +459,13 @@ export function infoProblem(msg: string): ProblemMatch | null {
     // them from the rest: `file:line -> ` or `file:line (func) -> `, and `func: connect …`.
     const sp = msg.indexOf(' ');
     if (sp < 0) return null;
+    // ≥ 2.30.7 no longer WARNs for a handshake that names another socket type or job: it discards the peer and
+    // waits on (`socketFinalizeAccept from %s: wrong socket type (peer %d != expected %d -- …)`, `… socket magic mismatch …`).
+    if (msg.startsWith('socketFinalizeAccept from ')) {
+      const t = /: wrong socket type \(peer (\d+) != expected (\d+)/.exec(msg);
+      if (t) return { signature: S.wrongType, detail: `peer ${socketType(t[1]!)}, expected ${socketType(t[2]!)}` };
+      return msg.includes(': socket magic mismatch (') ? { signature: S.wrongMagic, detail: '' } : null;
+    }
     const d = msg.charCodeAt(sp + 1);
     if (msg.charCodeAt(sp - 1) === 58 /* : */) {
       if (!msg.endsWith(' msec')) return null;
