@@ -136,17 +136,17 @@ describe('net plugins named other ways', () => {
 });
 
 describe('a plugin named two ways', () => {
-  it('is no asymmetry: a host\'s excerpt shows `Loaded net plugin …`, another\'s only `Using network`', () => {
+  it('is no asymmetry: a host\'s excerpt shows `Loaded net plugin …`, another\'s only `Using network`; nor is a plugin loaded and unused', () => {
     const a = 'g20:1:2 [0] NCCL INFO ';
     const b = 'g19:1:2 [0] NCCL INFO ';
     const lines = [`${a}NET/Plugin: Loaded net plugin NCCL RDMA Plugin v6 (v6)`, `${a}P2P plugin IBext`, `${a}Using network IBext`, `${b}Using network IBext`];
     expect(analyse(lines).asymmetries).toEqual([]);
-    // A plugin on one host only still is one.
+    // A plugin used on some hosts only is a transport that differs; one loaded and unused (HPC-X's plugin in a
+    // container on a node without IB, then sockets like the others) is no difference at all.
     const r = analyse([...lines, 'g18:1:2 [0] NCCL INFO Using network IB']);
-    expect(r.asymmetries.find((x) => x.fact === 'netPlugin')?.values).toEqual([
-      { value: 'loaded', hosts: ['g19', 'g20'] },
-      { value: '(none)', hosts: ['g18'] },
-    ]);
+    expect(r.asymmetries.map((x) => [x.fact, x.outliers])).toEqual([['transport', ['g18']]]);
+    const unused = ['g1:1:2 [0] NCCL INFO P2P plugin IBext', 'g1:1:2 [0] NCCL INFO NET/IB : No device found.', 'g1:1:2 [0] NCCL INFO Using network Socket', 'g2:1:2 [0] NCCL INFO Using network Socket'];
+    expect(analyse(unused).asymmetries).toEqual([]);
   });
 });
 
@@ -185,5 +185,61 @@ describe('2.30.7 says at INFO what it used to WARN', () => {
     ]);
     expect(r.summary.errors.map((e) => [e.signature, e.detail])).toEqual([['socket-wrong-type', 'peer NET/IB, expected NET/Socket']]);
     expect(r.summary.warnings.map((e) => e.signature)).toEqual(['socket-wrong-magic']);
+  });
+});
+
+describe('a second set of pasted logs', () => {
+  const W = (src: string) => `n1:10:20 [3] ${src} NCCL WARN `;
+  const sigs = (lines: string[]) => {
+    const r = analyse(lines);
+    return [...r.summary.errors, ...r.summary.warnings].map((p) => [p.signature, p.severity, p.detail]);
+  };
+
+  it('failures that had no signature of their own', () => {
+    expect(sigs([`${W('transport/nvls.cc:287')}Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'.`])).toEqual([['nvls', 'error', 'out of memory']]);
+    // 2.26's CUDACHECK in nvls.cc: the file tells it from a CUDA failure elsewhere.
+    expect(sigs([`${W('transport/nvls.cc:254')}Cuda failure 401 'the operation cannot be performed in the present state'`])).toEqual([['nvls', 'error', 'the operation cannot be performed in the present state']]);
+    expect(sigs([`${W('enqueue.cc:47')}Cuda failure 'named symbol not found'`])).toEqual([['cuda-failure', 'error', 'named symbol not found']]);
+    expect(sigs([`${W('graph/rings.cc:38')}Error : ring 0 does not loop back to start (4 != 0)`])).toEqual([['ring-no-loop', 'error', '']]);
+    expect(sigs([`${W('misc/ibvwrap.cc:288')}Call to ibv_reg_dmabuf_mr failed with error Operation not supported`])).toEqual([['ib-reg-mr', 'error', 'Operation not supported']]);
+    expect(sigs([`${W('include/alloc.h:185')}Failed to CUDA calloc 6291456 bytes`])).toEqual([['cuda-failure', 'error', 'out of memory']]);
+    expect(sigs([`${W('graph/search.cc:703')}XML Import Channel : dev 1 not found.`])).toEqual([['graph-file-mismatch', 'error', '']]);
+  });
+
+  it('GPUDirect RDMA off for want of its module, and a plugin that is there but will not load, are warnings', () => {
+    const h = 'n1:10:20 [0] NCCL INFO ';
+    expect(sigs([`${h}NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)`])).toEqual([['gdr-no-module', 'warn', 'mlx5_0']]);
+    expect(sigs([`${h}NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'`, `${h}NET/IB : GPU Direct RDMA Enabled for HCA 1 'mlx5_1'`])).toEqual([]);
+    const glibc = "NET/Plugin: Plugin load returned 2 : /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found (required by /usr/local/nvidia/lib64/libnccl-net.so) : when loading libnccl-net.so";
+    expect(sigs([h + glibc])[0]!.slice(0, 2)).toEqual(['net-plugin-rejected', 'warn']);
+    // The usual absence of a plugin is nothing.
+    expect(sigs([`${h}NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory`])).toEqual([]);
+  });
+
+  it('`NET/IB : No device found` is no silent fallback where the job turned IB off', () => {
+    const h = 'n1:10:20 [0] NCCL INFO ';
+    expect(sigs([`${h}P2P plugin IBext`, `${h}NET/IB : No device found.`, `${h}NCCL_IB_DISABLE set by environment to 1.`, `${h}Using network Socket`])).toEqual([]);
+    expect(sigs([`${h}NET/IB : No device found.`, `${h}Using network Socket`]).map((x) => x[0])).toEqual(['ib-no-device']);
+  });
+
+  it('PyTorch before 1.11 printed NCCL ≥ 2.9 as 21.1.4; its exception goes to the host its launcher task names', () => {
+    const r = analyse(['52: ip-10-0-0-7:71:71 [4] NCCL INFO Bootstrap : Using eth0:10.0.0.7<0>', '52: RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:975, internal error, NCCL version 21.1.4']);
+    expect(r.summary.ncclVersion).toBe('2.11.4');
+    expect(r.hosts.map((h) => h.host)).toEqual(['ip-10-0-0-7']);
+    expect(r.summary.errors.map((e) => [e.signature, e.hosts])).toEqual([['torch-nccl-error', ['ip-10-0-0-7']]]);
+    expect(parseLine('RuntimeError: NCCL error in: x.cpp:1, internal error, NCCL version 2.18.3')?.message).toBe('NCCL version 2.18.3');
+  });
+
+  it('a plugin\'s own source field (a C++ signature) and a Markdown code span\'s backtick', () => {
+    const tcpx = 'tcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN 0x7f00, nic 0, enp12s0, 10.0.0.1<4000><-10.0.0.2<5000> rx rx ctrl timeout cnt 1, nanos 5000';
+    expect(parseLine(`a3-vm-1:1:2 [0] ${tcpx}`)).toMatchObject({ level: 'WARN', host: 'a3-vm-1', source: 'tcpxResult_t tcpxCommProgress(tcpxComm*):1231' });
+    expect(parseLine(`[0] ${tcpx}`)).toMatchObject({ level: 'WARN', host: '', cudaDev: 0 });
+    const r = analyse(['error log `H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.1<1> with error 12, opcode 0, len 0, vendor err 129 (Send)', 'H100-2:19989:20082 [1] NCCL INFO Using network IB']);
+    expect(r.hosts.map((h) => h.host)).toEqual(['H100-2']);
+  });
+
+  it('a host whose lines are WARNs and traces only still counts its processes', () => {
+    const r = analyse(['ng1:3063025:3063100 [0] misc/socket.cc:50 NCCL WARN socketStartConnect: Connect to 10.0.0.9<4000> failed : Connection refused', 'ng1:3063028:3063101 [1] NCCL INFO misc/socket.cc:564 -> 2']);
+    expect(r.hosts.map((h) => [h.host, h.processes])).toEqual([['ng1', 2]]);
   });
 });

@@ -151,7 +151,8 @@ describe('WARN near misses keep their own (or the generic) signature', () => {
   });
   it('other verbs and NVML calls, other opens, the topology\'s PCI path', () => {
     expect(id('Call to ibv_create_qp failed with error Cannot allocate memory')).toBe('ibv-create-qp');
-    expect(id('Call to ibv_alloc_pd failed')).toMatch(/^warn:/);
+    expect(id('Call to ibv_alloc_pd failed')).toBe('ib-reg-mr');
+    expect(id('Call to ibv_query_port failed')).toMatch(/^warn:/);
     expect(id('nvmlDeviceGetNvLinkState() failed: Not Supported')).toMatch(/^warn:/);
     expect(id('Call to openat failed: No such file or directory')).toMatch(/^warn:/);
     expect(id('Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0')).toMatch(/^warn:/);
@@ -162,22 +163,22 @@ describe('WARN near misses keep their own (or the generic) signature', () => {
   });
 });
 
-infoCases('the error trace `file:line -> code` (checks.h): one error signature, detail the ncclResult_t', [
-  ['NCCLCHECK `%s:%d -> %d`, system error', 'misc/socket.cc:564 -> 2', ['nccl-error-trace', 'error', 'system error']],
-  ['NCCLCHECKTHREAD `%s:%d -> %d [Async thread]`', 'group.cc:64 -> 2 [Async thread]', ['nccl-error-trace', 'error', 'system error']],
-  ['invalid usage', 'init.cc:1234 -> 5', ['nccl-error-trace', 'error', 'invalid usage']],
-  ['unhandled cuda error', 'enqueue.cc:1104 -> 1', ['nccl-error-trace', 'error', 'unhandled cuda error']],
-  ['internal error', 'bootstrap.cc:256 -> 3', ['nccl-error-trace', 'error', 'internal error']],
-  ['invalid argument', 'collectives.cc:97 -> 4', ['nccl-error-trace', 'error', 'invalid argument']],
-  ['remote error (≥ 2.13)', 'transport/net.cc:680 -> 6', ['nccl-error-trace', 'error', 'remote error']],
-  ['SYSCHECKGOTO `%s:%d -> %d (%s)` (≥ 2.18.3)', 'misc/shmutils.cc:65 -> 2 (No such file or directory)', ['nccl-error-trace', 'error', 'system error']],
-  ['`[Proxy Thread]` (2.4–2.18)', 'proxy.cc:1523 -> 3 [Proxy Thread]', ['nccl-error-trace', 'error', 'internal error']],
-  ['`[Progress Thread]` (≥ 2.19)', 'proxy.cc:925 -> 6 [Progress Thread]', ['nccl-error-trace', 'error', 'remote error']],
-  ['CUDACHECKTHREAD prints the result before setting it: `-> 0 [Async thread]`', 'group.cc:87 -> 0 [Async thread]', ['nccl-error-trace', 'error', 'unhandled cuda error']],
-  ['an absolute __FILE__', '/dvs/p4/build/sw/gpgpu/nccl/gitfusion/stable/src/init.cc:1234 -> 5', ['nccl-error-trace', 'error', 'invalid usage']],
-  ['≥ 2.30.7 INFO_LOC `%s:%d (%s) -> %d`', 'misc/socket.cc:612 (ncclSocketConnect) -> 6', ['nccl-error-trace', 'error', 'remote error']],
-  ['≥ 2.30.7 INFO_LOC with [Async thread]', 'group.cc:71 (ncclAsyncJobMain) -> 3 [Async thread]', ['nccl-error-trace', 'error', 'internal error']],
-  ['≥ 2.30.3 ncclTimeout (8)', 'init.cc:2045 -> 8', ['nccl-error-trace', 'error', 'timeout']],
+infoCases('the error trace `file:line -> code` (checks.h): one signature (a warning: NCCL also traces errors it goes past), detail the ncclResult_t', [
+  ['NCCLCHECK `%s:%d -> %d`, system error', 'misc/socket.cc:564 -> 2', ['nccl-error-trace', 'warn', 'system error']],
+  ['NCCLCHECKTHREAD `%s:%d -> %d [Async thread]`', 'group.cc:64 -> 2 [Async thread]', ['nccl-error-trace', 'warn', 'system error']],
+  ['invalid usage', 'init.cc:1234 -> 5', ['nccl-error-trace', 'warn', 'invalid usage']],
+  ['unhandled cuda error', 'enqueue.cc:1104 -> 1', ['nccl-error-trace', 'warn', 'unhandled cuda error']],
+  ['internal error', 'bootstrap.cc:256 -> 3', ['nccl-error-trace', 'warn', 'internal error']],
+  ['invalid argument', 'collectives.cc:97 -> 4', ['nccl-error-trace', 'warn', 'invalid argument']],
+  ['remote error (≥ 2.13)', 'transport/net.cc:680 -> 6', ['nccl-error-trace', 'warn', 'remote error']],
+  ['SYSCHECKGOTO `%s:%d -> %d (%s)` (≥ 2.18.3)', 'misc/shmutils.cc:65 -> 2 (No such file or directory)', ['nccl-error-trace', 'warn', 'system error']],
+  ['`[Proxy Thread]` (2.4–2.18)', 'proxy.cc:1523 -> 3 [Proxy Thread]', ['nccl-error-trace', 'warn', 'internal error']],
+  ['`[Progress Thread]` (≥ 2.19)', 'proxy.cc:925 -> 6 [Progress Thread]', ['nccl-error-trace', 'warn', 'remote error']],
+  ['CUDACHECKTHREAD prints the result before setting it: `-> 0 [Async thread]`', 'group.cc:87 -> 0 [Async thread]', ['nccl-error-trace', 'warn', 'unhandled cuda error']],
+  ['an absolute __FILE__', '/dvs/p4/build/sw/gpgpu/nccl/gitfusion/stable/src/init.cc:1234 -> 5', ['nccl-error-trace', 'warn', 'invalid usage']],
+  ['≥ 2.30.7 INFO_LOC `%s:%d (%s) -> %d`', 'misc/socket.cc:612 (ncclSocketConnect) -> 6', ['nccl-error-trace', 'warn', 'remote error']],
+  ['≥ 2.30.7 INFO_LOC with [Async thread]', 'group.cc:71 (ncclAsyncJobMain) -> 3 [Async thread]', ['nccl-error-trace', 'warn', 'internal error']],
+  ['≥ 2.30.3 ncclTimeout (8)', 'init.cc:2045 -> 8', ['nccl-error-trace', 'warn', 'timeout']],
 ]);
 
 infoCases('the last retry of a connect is the connect failing', [
@@ -208,11 +209,16 @@ describe('INFO near misses stay clean', () => {
 });
 
 describe('a failing log is not clean; warnings alone exit 0', () => {
-  it('a log whose only sign of failure is the error trace exits 1', () => {
+  it('a log whose only sign of failure is the error trace is not clean, but exits 0: NCCL traces errors it goes past too', () => {
     const a = collect([`${INFO}NCCL version 2.21.5+cuda12.4`, `${INFO}misc/socket.cc:564 -> 2`, `${INFO}bootstrap.cc:77 -> 2`, `gpu7:2231:2296 [3] NCCL INFO group.cc:64 -> 2 [Async thread]`]);
-    expect(a.summary.errors.map((e) => [e.signature, e.detail, e.count])).toEqual([['nccl-error-trace', 'system error', 3]]);
-    expect(a.summary.errors[0]!.line).toBe(`${INFO}misc/socket.cc:564 -> 2`);
-    expect(logExitCode(a)).toBe(1);
+    expect(a.summary.warnings.map((e) => [e.signature, e.detail, e.count])).toEqual([['nccl-error-trace', 'system error', 3]]);
+    expect(a.summary.warnings[0]!.line).toBe(`${INFO}misc/socket.cc:564 -> 2`);
+    expect(logExitCode(a)).toBe(0);
+    // A run that went past a probe (≥ 2.28 without libibverbs) and used sockets: warnings, no error.
+    const probe = collect([`${INFO}transport/net_ib/init.cc:396 -> 3`, `${INFO}Failed to initialize NET plugin IB`, `gpu7:2231:2231 [0] misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.`, `${INFO}Using network Socket`]);
+    expect(probe.summary.errors).toEqual([]);
+    expect(probe.summary.warnings.map((w) => w.signature).sort()).toEqual(['libibverbs-missing', 'nccl-error-trace']);
+    expect(logExitCode(probe)).toBe(0);
   });
   it('warn-severity problems alone (a device NCCL skips, a soft-RoCE path, a stray connection) exit 0', () => {
     const a = collect([

@@ -597,7 +597,8 @@ export class LogCollector {
       const key = hash53(raw.trim());
       if (this.seenWarn.has(key)) return;
       if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(key);
-      const m = warnProblem(l.message);
+      const m = warnProblem(l.message, l.source);
+      if (l.host) this.procOf(l, l.host);
       this.usedHost(l);
       this.record(m, raw, host, l.repeat, key);
       this.problem(m, raw, host, l.repeat);
@@ -622,6 +623,7 @@ export class LogCollector {
     const f = factOf(l.message);
     const p = infoProblem(l.message) ?? (f ? ifaceOf(f) : null);
     if (p) {
+      if (l.host) this.procOf(l, l.host);
       this.usedHost(l);
       if (typeof raw === 'function') raw = raw();
       this.record(p, raw, host, l.repeat, null);
@@ -910,7 +912,10 @@ export class LogCollector {
       const h = this.hostState(host);
       h.ncclVersion ??= b.version;
     }
-    const problems = [...this.problems.values()].map((p): LogProblem => ({
+    // `No device found` is no silent fallback where the job turned IB off (NCCL_IB_DISABLE=1; the line then comes from a plugin's probe).
+    const ibOff = (host: string) => this.hosts.get(host)?.env['NCCL_IB_DISABLE'] === '1';
+    const kept = [...this.problems.values()].filter((p) => p.match.signature.id !== 'ib-no-device' || ![...p.hosts].every(ibOff));
+    const problems = kept.map((p): LogProblem => ({
       signature: p.match.signature.id,
       severity: p.match.signature.severity,
       title: p.match.detail ? `${p.match.signature.title}: ${p.match.detail}` : p.match.signature.title,
@@ -980,7 +985,9 @@ const FACTS: { fact: AsymmetryFact; severity: ProblemSeverity; value: (h: HostFa
   // Whether a plugin is loaded, not its name: NCCL names one plugin several ways (`Loaded net plugin NCCL RDMA Plugin v6`,
   // `P2P plugin IBext`, `Using network IBext`), and a host whose excerpt shows another of them is no different. Two
   // plugins that differ show in `transport`.
-  { fact: 'netPlugin', severity: 'error', value: (h) => (h.transport !== null || h.netPlugin !== null ? (h.netPlugin !== null ? 'loaded' : '(none)') : null), meaning: 'a network plugin is loaded on some hosts only: their transports differ' },
+  // Only where the log names no transport: a plugin that is used shows in `transport`, and one loaded but unused (HPC-X's in an
+  // NGC container on a node without IB) changes nothing.
+  { fact: 'netPlugin', severity: 'error', value: (h) => (h.transport === null && h.netPlugin !== null ? 'loaded' : null), meaning: 'a network plugin is loaded on some hosts only: their transports differ' },
   { fact: 'ibCount', severity: 'error', value: (h) => (h.ib ? String(h.ib.length) : h.ibNoDevice ? '0' : null), meaning: 'hosts see different numbers of IB devices: channels and rails do not line up and the first collective can hang' },
   { fact: 'ibDevices', severity: 'warn', value: (h) => (h.ib ? ibKey(h.ib) : null), meaning: 'hosts name or order their IB devices differently: rail k on one host is not rail k on another unless NCCL_IB_HCA lists them in the same order' },
   { fact: 'bootstrap', severity: 'warn', value: (h) => h.bootstrap?.ifname ?? null, meaning: 'hosts bootstrap over different interfaces: fine if every address is reachable from every host, the classic hang when one is docker0, lo or a private network' },

@@ -33,10 +33,12 @@ const REPEATED = /\s*\[repeated (\d+)x across cluster\]\s*$/;
 // The host field may be empty (`:123:456 [0]`) or glued to a launcher prefix.
 // The source is one token: pasted through a Markdown renderer it may carry a
 // link (`transport/[net_ib.cc:1909](http://net_ib.cc:1909/)`).
-const HEADER = /(?:^|(?<=[\s:>\])]))([^\s:[\]]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+(?: \([^)]*\))?))? ?$/;
+// A plugin's WARN gives its own source, which may be a C++ signature (`tcpxResult_t tcpxCommProgress(tcpxComm*):1231`).
+// A Markdown code span's backtick before the host is not part of it.
+const HEADER = /(?:^|(?<=[\s:>\])`]))([^\s:[\]`]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+(?: \([^)]*\))?|\S.*:\d+))? ?$/;
 // NCCL's header with `host:pid:tid` cut off, as users trim it when pasting:
 // `[dev] [file:line ]` or `file:line `, after launcher artefacts only.
-const HEADERLESS = /^(?:\[(-?\d+)\] ?)?(?:(\S+:\d+(?: \([^)]*\))?) ?)?$/;
+const HEADERLESS = /^(?:\[(-?\d+)\] ?)?(?:(\S+:\d+(?: \([^)]*\))?|\S.*\(.*\):\d+) ?)?$/;
 // An ISO timestamp glued to the host field (a log collector's export: `…T16:39:51.208-07:00ip-10-0-0-1:79:79 [0]`).
 const GLUED_TIME = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?=[A-Za-z])/;
 const BARE_VERSION = /(?:^|[\s:>\]])NCCL version (\d+\.\d+\.\d+\S*)/;
@@ -142,6 +144,17 @@ export function parsePrefix(pre: string): Prefix | null {
   return p;
 }
 
+/**
+ * PyTorch before 1.11 decoded NCCL ≥ 2.9's version code (major·10000 + minor·100 + patch) as code/1000 .
+ * (code%1000)/100 . code%100: `NCCL version 21.1.4` is 2.11.4.
+ */
+function torchVersion(message: string): string {
+  return message.replace(/^NCCL version (\d{2})\.(\d)\.(\d{1,2})\b/, (all, a: string, b: string, c: string) => {
+    const code = Number(a) * 1000 + Number(b) * 100 + Number(c);
+    return code >= 20900 ? `NCCL version ${Math.floor(code / 10000)}.${Math.floor((code % 10000) / 100)}.${code % 100}` : all;
+  });
+}
+
 /** parsePrefix's answer, uncached. */
 function headerOf(pre: string): Prefix | null {
   let text = pre;
@@ -218,7 +231,9 @@ export function parseLine(raw: string): LogLine | null {
     const torch = rest.trim() !== '' && /NCCL error\b.*, $/.test(before);
     if (rest.trim() && !torch) return null;
     const { message, repeat } = finish(s.slice(s.indexOf('NCCL version', v.index)));
-    const line: LogLine = { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher: torch ? NO_LAUNCHER : info, message, repeat, prefix: null };
+    // The exception's words are no pdsh host; a launcher task in front still says whose line it is.
+    const launcher = torch ? (info.task !== null ? { host: null, task: info.task } : NO_LAUNCHER) : info;
+    const line: LogLine = { level: 'VERSION', host: null, pid: null, tid: null, cudaDev: null, source: null, launcher, message: torch ? torchVersion(message) : message, repeat, prefix: null };
     if (torch) line.torchError = own(s.slice(s.lastIndexOf('NCCL error', v.index)));
     return line;
   }

@@ -95,6 +95,36 @@ const S = {
     ],
     next: ['run the job with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the first WARN of each host', 'read the `Last error:` line PyTorch prints under this one'], reports: [],
   },
+  nvls: {
+    id: 'nvls', severity: 'error', title: 'NVLink SHARP (NVLS) failed',
+    meaning: 'NCCL could not set up NVLink SHARP multicast memory for the NVSwitch reductions; the communicator fails although the GPUs have memory left',
+    causes: ['the NVSwitches\' multicast objects are used up (other jobs on the same NVLink domain, or many communicators)', 'the Fabric Manager (or IMEX on multi-node NVLink) not running or in a bad state', 'a driver or Fabric Manager version mismatch'],
+    next: ['run with NCCL_NVLS_ENABLE=0 to go without NVLS', '`systemctl status nvidia-fabricmanager` and `nvidia-smi -q | grep -i -A3 fabric` on the node'], reports: [],
+  },
+  ringLoop: {
+    id: 'ring-no-loop', severity: 'error', title: 'the ranks built different rings',
+    meaning: 'a ring NCCL computed does not come back to its start: the ranks did not compute the same graph, so they cannot agree on their neighbours',
+    causes: ['different NCCL versions or NCCL_* settings (NCCL_ALGO, NCCL_CROSS_NIC, NCCL_MIN_NCHANNELS …) between ranks', 'a topology that differs between nodes (NCCL_TOPO_FILE / NCCL_GRAPH_FILE on some only, a NIC or GPU missing)', 'NCCL 2.19.3 reading an uninitialised link speed (fixed in 2.20)'],
+    next: ['the asymmetries ncclx lists between hosts (version, IB devices)', 'the same NCCL_* environment on every node (`ncclx log`\'s env per host)', 'upgrade from 2.19.3'], reports: [],
+  },
+  regMr: {
+    id: 'ib-reg-mr', severity: 'error', title: 'RDMA memory registration failed',
+    meaning: 'the HCA could not register a buffer (ibv_reg_mr, ibv_reg_mr_iova2, ibv_reg_dmabuf_mr) or allocate a protection domain: the IB connection fails',
+    causes: ['memlock limit too low (ulimit -l) in the container', 'GPU memory registered without GPUDirect RDMA support: nvidia-peermem not loaded, or DMA-BUF unsupported by the kernel or driver (`ibv_reg_dmabuf_mr … Operation not supported`)', 'too many registrations for the HCA'],
+    next: ['`ulimit -l` in the job (unlimited expected)', '`ncclx doctor` GPUDirect RDMA checks (nvidia-peermem, DMA-BUF)', 'NCCL_DMABUF_ENABLE=0 to fall back to nvidia-peermem'], reports: [],
+  },
+  graphFile: {
+    id: 'graph-file-mismatch', severity: 'error', title: 'a graph or topology file names devices this node lacks',
+    meaning: 'NCCL read channels from an XML graph (NCCL_GRAPH_FILE) or topology (NCCL_TOPO_FILE) that name a device this node does not have',
+    causes: ['a graph or topology file written for another machine type or VM size (cloud images set NCCL_TOPO_FILE)', 'a device missing on this node (a NIC down, a GPU hidden by CUDA_VISIBLE_DEVICES)'],
+    next: ['`ncclx log`\'s env per host: NCCL_GRAPH_FILE / NCCL_TOPO_FILE', 'use the file made for this machine type, or unset it'], reports: [],
+  },
+  gdrNoModule: {
+    id: 'gdr-no-module', severity: 'warn', title: 'GPUDirect RDMA is off: no peer-memory module',
+    meaning: 'NCCL found no GPUDirect RDMA kernel support (nvidia-peermem / nv_peer_mem, or DMA-BUF) for the HCA, so network transfers go through host memory: it works, much slower',
+    causes: ['nvidia-peermem not loaded (`modprobe nvidia-peermem`), or the container does not see it', 'a kernel or driver without DMA-BUF support'],
+    next: ['`ncclx doctor` GPUDirect RDMA checks on the node', '`lsmod | grep -e nvidia_peermem -e nv_peer_mem`'], reports: [],
+  },
   pluginRejected: {
     id: 'net-plugin-rejected', severity: 'warn', title: 'a net plugin was found but not used',
     meaning: 'NCCL found libnccl-net.so but no plugin symbol of an API version it supports, so it uses its internal IB or socket transport instead of the plugin (on AWS EFA or GCP that means sockets)',
@@ -239,7 +269,7 @@ const S = {
   network: {
     id: 'network-not-found', severity: 'error', title: 'the requested network transport is not available',
     meaning: 'NCCL_NET (or the communicator config) names a transport that did not initialise or reported no devices',
-    causes: ['NCCL_NET=IB with no usable RDMA port', 'a plugin named in NCCL_NET_PLUGIN / NCCL_NET is not installed'],
+    causes: ['NCCL_NET=IB with no usable RDMA port', 'a plugin named in NCCL_NET_PLUGIN / NCCL_NET is not installed, or is installed but could not be loaded (`net-plugin-rejected`: a GLIBC version, an undefined symbol)'],
     next: ['`ncclx ib` for the IB transport', 'check the plugin library path (`NET/Plugin` lines above)'], reports: [],
   },
   version: {
@@ -292,8 +322,8 @@ const S = {
     next: ['`ncclx explain` on the node', 'set NCCL_SOCKET_IFNAME to the data interface (`ncclx env`); run the container with the host network'], reports: ['mc-docker-bridge-container'],
   },
   errorTrace: {
-    id: 'nccl-error-trace', severity: 'error', title: 'NCCL error returned',
-    meaning: 'NCCL prints `file:line -> code` for every function an error passes through on its way up (checks.h): only on a failure. The code is the ncclResult_t the caller gets; the first such line is the deepest frame, and the WARN just before it on the same host says why',
+    id: 'nccl-error-trace', severity: 'warn', title: 'NCCL error returned',
+    meaning: 'NCCL prints `file:line -> code` for every function an error passes through on its way up (checks.h). The code is the ncclResult_t the caller gets; the first such line is the deepest frame, and the WARN just before it on the same host says why. NCCL also prints it for errors it goes past on purpose (a net plugin or transport it probes and skips, a GIN plugin on a node without libibverbs), so it is a warning: the WARN lines, PyTorch\'s error or a hang say whether the run failed',
     causes: ['the failure the WARN lines before it describe; without one, a call NCCL does not WARN for failed (the trace\'s first file and line say which)', 'system error: a system call or the network failed; internal error: often a failed socket or an unset address; invalid usage: an API misuse or settings that differ between ranks; remote error: a peer failed or closed its connection'],
     next: ['read the first WARN on this host before the first trace line', 'without a WARN, rerun with NCCL_DEBUG_SUBSYS=ALL and look just above the first trace line'], reports: [],
   },
@@ -336,6 +366,10 @@ const WARN_RULES: Rule[] = [
   // ibvwrap.cc `Call to ibv_open_device failed` and net_ib.cc / ib/init.cc `NET/IB : Unable to open device %s` (2.3–2.30): NCCL skips the device.
   { test: /^Call to ibv_open_device failed/, sig: S.ibOpenDevice },
   { test: /^NET\/IB ?: ?Unable to open device (\S+)/, sig: S.ibOpenDevice, detail: (m) => m[1]! },
+  // ibvwrap.cc CHECK_NOT_NULL (2.27–2.30): a verbs call with libibverbs never loaded (a probe on a node without it).
+  { test: /^lib wrapper not initialized\.?$/, sig: S.verbs },
+  // IBV_PTR_CHECK / IBV_INT_CHECK: `Call to ibv_reg_mr failed`, `… ibv_reg_mr_iova2 …`, `… ibv_reg_dmabuf_mr …`, `… ibv_alloc_pd …` (`with error %s` since 2.14).
+  { test: /Call to ibv_(?:reg_mr|reg_mr_iova2|reg_dmabuf_mr|alloc_pd) failed(?: with (?:error )?(.*))?/, sig: S.regMr, detail: errnoText },
   // `Could not find real path of %s (%s)` (≥ 2.8.4: name, path; NCCL goes on) and `… of /sys/class/infiniband/<dev>/device` (≤ 2.5, ignored by its caller).
   { test: /^Could not find real path of (?:(\S+) \(\/sys\/class\/infiniband\/|\/sys\/class\/infiniband\/([^/\s]+)\/device$)/, sig: S.ibPciPath, detail: (m) => (m[1] ?? m[2])! },
   { test: /ibv_query_gid|ncclIbRoceGetVersionNum|GID table changed|[Uu]nable to (?:get|query) (?:the )?gid/i, sig: S.gid },
@@ -381,6 +415,12 @@ const WARN_RULES: Rule[] = [
   { test: /\[Proxy Service \d+\] Failed to execute operation|Proxy Call to rank \d+ failed|Socket recv failed while polling for opId|\[Service thread\] (?:Error encountered progressing operation|Could not receive type from localRank)/, sig: S.proxy },
   // `nvmlDeviceGetHandleByPciBusId() failed: %s ` (≤ 2.11, trailing blank) and NVMLCHECK's `%s() failed: %s` (≥ 2.12).
   { test: /^nvmlDeviceGetHandleByPciBusId\(\) failed: ?(.*)$/, sig: S.nvmlBusId, detail: (m) => m[1]!.trim() },
+  // transport/nvls.cc: `Failed to bind NVLink SHARP (NVLS) Multicast memory of size %zu : CUDA error %d '%s'.` (2.27.3–2.30), `… Multicast …`.
+  { test: /NVLink SHARP|\(NVLS\)|NVLS [Mm]ulticast/, sig: S.nvls, detail: (m) => /'([^']+)'/.exec(m.input)?.[1] ?? '' },
+  { test: /^Error : ring \d+ does not loop back to start/, sig: S.ringLoop },
+  { test: /^XML Import Channel : dev \d+ not found/, sig: S.graphFile },
+  // alloc.h: `Failed to CUDA calloc %ld bytes`, `… malloc …`, `… calloc async …` (2.19–2.30): GPU memory.
+  { test: /^Failed to CUDA (?:calloc|malloc|host alloc)/, sig: S.cuda, detail: () => 'out of memory' },
   { test: /Cuda failure|CUDA error|cuda failure/, sig: S.cuda, detail: (m) => /'([^']+)'/.exec(m.input)?.[1] ?? '' },
 ];
 
@@ -406,8 +446,9 @@ function other(msg: string): Signature {
   };
 }
 
-/** The problem a WARN message shows (every WARN is one). */
-export function warnProblem(msg: string): ProblemMatch {
+/** The problem a WARN message shows (every WARN is one); `source`: its `file:line`, which tells an NVLS CUDA failure. */
+export function warnProblem(msg: string, source: string | null = null): ProblemMatch {
+  if (source?.includes('nvls.cc') && /Cuda failure|CUDA error/.test(msg)) return { signature: S.nvls, detail: /'([^']+)'/.exec(msg)?.[1] ?? '' };
   for (const r of WARN_RULES) {
     const m = r.test.exec(msg);
     if (!m) continue;
@@ -445,6 +486,11 @@ export function infoProblem(msg: string): ProblemMatch | null {
   if (c === 78 /* N */) {
     if (/^NET\/IB ?: ?No device found/.test(msg)) return { signature: S.ibNoDevice, detail: '' };
     if (/^NET\/IB ?: ?No IP interface found/.test(msg)) return { signature: S.noSocketIf, detail: '' };
+    // nvidia-peermem missing: `NET/IB : GPU Direct RDMA Disabled for HCA %d '%s' (no module)` (2.4–2.30).
+    if (/^NET\/\S+ ?: ?GPU Direct RDMA Disabled for HCA \d+ '[^']*' \(no module\)/.test(msg)) return { signature: S.gdrNoModule, detail: /'([^']*)'/.exec(msg)![1]! };
+    // A plugin that is there but would not load: `Plugin load returned %d : %s : when loading %s` (2.21), the bare dlerror (≥ 2.23,
+    // printed unless the library is missing); a missing dependency, GLIBC or symbol, not the plugin's absence.
+    if (/^NET\/Plugin ?: ?/.test(msg) && /GLIBC_|undefined symbol|wrong ELF class|invalid ELF header|\(required by [^)]*libnccl-net/.test(msg)) return { signature: S.pluginRejected, detail: msg.replace(/^NET\/Plugin ?: ?(?:Plugin load returned \d+ : )?/, '').slice(0, 200) };
     // The last word of the plugin search (2.7 `ncclNetPlugin symbol.`, 2.12 `…_v4 symbol.` tried last, 2.18 `(v4 or v5).`, 2.21 `(>= v5)…`).
     if (/^NET\/Plugin ?: ?Failed to find ncclNetPlugin(?: symbol|_v4 symbol)/.test(msg)) return { signature: S.pluginRejected, detail: '' };
   } else if (c === 70 /* F */) {
