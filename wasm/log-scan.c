@@ -317,6 +317,15 @@ static int info(const u8 *b, int k, int e) {
 /* The run being gathered: its first line's start and `NCCL`, its rank, its vias. */
 static int runStart = -1, runK, runEnd, runRank, runVias;
 static int viaStart[MAX_VIAS], viaEnd[MAX_VIAS], viaHash[MAX_VIAS], viaCount[MAX_VIAS];
+/* PyTorch's `Last error:` line was replayed: the line after it (NCCL's error text) is replayed too. Kept across calls. */
+static int replayNext;
+
+/* Whether [a, e) ends with `Last error:` (then blanks): PyTorch's line above NCCL's last error (line.ts LAST_ERROR). */
+static int lastError(const u8 *b, int a, int e) {
+  while (e > a && (b[e - 1] == ' ' || b[e - 1] == '\t')) e--;
+  return e - a >= 11 && e - a < 256 && lit(b, e - 11, e, "Last error:", 11);
+}
+
 /* The open REPLAY range, or -1. */
 static int replayStart = -1, replayEnd;
 
@@ -384,7 +393,14 @@ __attribute__((export_name("scan"))) int scan(int from, int to) {
     int whole = e - a <= MAX_LINE;
     int k = whole ? nccl(in, a, e) : -1;
     int known = k >= 0 && !dirty(in, a, e);
-    if (whole && k < 0) {
+    int replay = replayNext;
+    replayNext = 0;
+    if (!replay && whole && k < 0 && lastError(in, a, e)) replay = replayNext = 1;
+    if (replay) {
+      endRun();
+      if (replayStart < 0) replayStart = a;
+      replayEnd = nl + 1;
+    } else if (whole && k < 0) {
       /* No NCCL: only counted. It ends a run and a replay range, so that reading either again does not count it twice. */
       endRun();
       endReplay();

@@ -127,6 +127,8 @@ export interface ScanTarget {
   gid(b: Buffer, a: number, k: number, ibDev: number, gidIndex: number): boolean;
   /** n lines without `NCCL`: they only count. */
   bare(n: number): void;
+  /** Whether the next line must go to `ascii` whatever it is (the one after PyTorch's `Last error:`). */
+  holdsNext(): boolean;
 }
 
 /** Where the next `NCCL` starts at or after `from`, else b.length: memchr for its N, then the rest (a multi-byte needle costs more per call). */
@@ -197,6 +199,9 @@ class LineSplitter {
   private scanned(chunk: Buffer, a: number, end: number): number {
     const s = logScanner();
     if (!s) return a;
+    // A line the target wants whole (it saw `Last error:` by another way than the scanner: the carry) goes first, by each().
+    if (this.target.scan!.holdsNext()) a = this.each(chunk, a, chunk.indexOf(10, a) + 1, true);
+    if (a >= end) return end;
     if (chunk.buffer === s.input.buffer && chunk.byteOffset === s.input.byteOffset) {
       this.scan(s, a, end);
       return end;
@@ -312,6 +317,7 @@ export function logTarget(c: {
   addRankLine(b: AsciiBytes, a: number, k: number, rec: Int32Array, at: number): boolean;
   addGidLine(b: AsciiBytes, a: number, k: number, ibDev: number, gidIndex: number): boolean;
   addBareLines(n: number): void;
+  holdsNextLine(): boolean;
 }): LineTarget {
   const bytes = (b: Buffer) => b as unknown as AsciiBytes;
   return {
@@ -322,6 +328,7 @@ export function logTarget(c: {
       rank: (b, a, k, rec, at) => c.addRankLine(bytes(b), a, k, rec, at),
       gid: (b, a, k, ibDev, gidIndex) => c.addGidLine(bytes(b), a, k, ibDev, gidIndex),
       bare: (n) => c.addBareLines(n),
+      holdsNext: () => c.holdsNextLine(),
     },
   };
 }

@@ -329,6 +329,10 @@ describe('a log read in parts and merged', () => {
     expect(inParts(lines, [])).toEqual(asText(lines).result());
     const many = Array.from({ length: 300 }, (_, i) => `h:1:1 [0] NCCL INFO NCCL_X${i} set by environment to 1`);
     expect(inParts(many, [150])).toBeNull();
+    // A part that ends on PyTorch's `Last error:` leaves its next line to the next part.
+    const torch = ['h:1:1 [0] NCCL INFO Using network IB', 'Last error:', 'Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000'];
+    expect(inParts(torch, [2])).toBeNull();
+    expect(inParts(torch, [1])).toEqual(asText(torch).result());
   });
 
   it('random logs: every merge that is made equals the log read whole', () => {

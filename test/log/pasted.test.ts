@@ -243,3 +243,26 @@ describe('a second set of pasted logs', () => {
     expect(r.hosts.map((h) => [h.host, h.processes])).toEqual([['ng1', 2]]);
   });
 });
+
+describe('PyTorch\'s `Last error:`', () => {
+  it('the line after it is NCCL\'s WARN text, read as a WARN; the hint is not the result', () => {
+    const r = analyse([
+      '[rank3]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3',
+      '[rank3]: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.',
+      '[rank3]: Last error:',
+      '[rank3]: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000',
+      'Last error:  ',
+      'socketProgressOpt: Call to recv from 10.0.0.1<50000> failed : Connection reset by peer',
+      'Last error:',
+      'gpu1:1:2 [0] NCCL INFO Using network IB',
+      'Duplicate GPU detected : rank 5 and rank 0 both on CUDA device f000',
+    ]);
+    expect(r.summary.errors.map((e) => [e.signature, e.detail])).toEqual([
+      ['torch-nccl-error', 'invalid usage'],
+      ['duplicate-gpu', ''],
+      ['peer-closed', 'Connection reset by peer'],
+    ]);
+    // Only the line right after `Last error:` is read: an NCCL line in between ends it.
+    expect(r.summary.errors.find((e) => e.signature === 'duplicate-gpu')!.count).toBe(1);
+  });
+});

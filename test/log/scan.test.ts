@@ -168,6 +168,18 @@ describe('the scanner', () => {
     expect(asRead([bytes(all)]).result).toEqual(plain);
   });
 
+  it('hands back PyTorch\'s `Last error:` line and the one after it, whatever that one is', () => {
+    const ch = `${H}Channel 00/0 : 5[5] -> 13[5] [send] via NET/IB/5/GDRDMA`;
+    const { recs, plain } = records(['step 1', '[rank5]: Last error:  ', ch, ch, 'Last error:', 'Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000', 'step 2']);
+    expect(plain).toBe(2);
+    expect(recs.map((r) => (r.kind === 'replay' ? r.lines.length : r.kind))).toEqual([2, 'run', 2]);
+    const lines = ['x', 'Last error:', ch, ch, ...BENCH, 'Last error:', 'Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000'];
+    const b = bytes(lines);
+    const plainRead = asRead([b], false).result;
+    expect(plainRead.summary.errors.map((e) => e.signature)).toContain('duplicate-gpu');
+    for (let cut = 0; cut <= b.length; cut += 11) expect(asRead([b.subarray(0, cut), b.subarray(cut)]).result, `cut at ${cut}`).toEqual(plainRead);
+  });
+
   it('stops when its records fill up, and the reader goes on from there', () => {
     // Rank lines on alternating headers: a record each, far more than one call holds.
     const many = Array.from({ length: 12_000 }, (_, i) => `h${i % 2}:1:1 [0] NCCL INFO comm 0x${i.toString(16)} rank ${i % 7} nRanks 8 cudaDev ${i % 3}`);

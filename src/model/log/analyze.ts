@@ -6,7 +6,7 @@
 
 import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
 import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
-import { own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
+import { bareText, LAST_ERROR, own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, torchProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 import { compareVersion } from '../nccl/versions.js';
 
@@ -217,6 +217,17 @@ function ifaceOf(f: Fact): ProblemMatch | null {
   return null;
 }
 
+/** `Last error:` then blanks (spaces, tabs) at the end of a line: the byte path and the scanner test the same. */
+const LAST_ERROR_END = /Last error:[ \t]*$/;
+
+/** Whether the line [a, e) ends with `Last error:` (then blanks). */
+function endsWithLastError(b: AsciiBytes, a: number, e: number): boolean {
+  while (e > a && (b[e - 1] === 32 || b[e - 1] === 9)) e--;
+  if (e - a < LAST_ERROR.length) return false;
+  for (let j = 0; j < LAST_ERROR.length; j++) if (b[e - LAST_ERROR.length + j] !== LAST_ERROR.charCodeAt(j)) return false;
+  return true;
+}
+
 /** Whether bytes [i, e) of b spell s. */
 function sameText(b: AsciiBytes, i: number, e: number, s: string | null): boolean {
   if (s === null || s.length !== e - i) return false;
@@ -276,9 +287,31 @@ export class LogCollector {
     this.lines++;
     if (truncated) this.truncated++;
     const l = parseLine(raw);
-    if (!l) return;
+    if (!l) {
+      this.bareLine(raw);
+      return;
+    }
+    this.lastErrorNext = false;
     this.ncclLines++;
     this.add(l, raw);
+  }
+
+  /** The line after PyTorch's `Last error:` is NCCL's WARN text (line.ts LAST_ERROR); set by that line, used by the next. */
+  private lastErrorNext = false;
+
+  /** A line that is not NCCL's: PyTorch's `Last error:` and the line after it are read, the rest only counted. */
+  private bareLine(raw: string): void {
+    if (this.lastErrorNext) {
+      this.lastErrorNext = false;
+      const { launcher, text } = bareText(raw);
+      if (!text || text.length > LINE_KEEP) return;
+      const m = warnProblem(text);
+      const l = { host: null, launcher } as unknown as LogLine;
+      const host = this.hostOf(l);
+      this.usedHost(l);
+      this.record(m, raw, host, 1, null);
+      this.problem(m, raw, host, 1);
+    } else if (raw.length < 256 && raw.length >= LAST_ERROR.length && LAST_ERROR_END.test(raw)) this.lastErrorNext = true;
   }
 
   /**
@@ -289,6 +322,11 @@ export class LogCollector {
    * line is handed to addLine as text, so the result is addLine's either way.
    */
   addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void {
+    // PyTorch's `Last error:` and the line after it go the text way (rare; the check is on the line's last bytes).
+    if (this.lastErrorNext || (k < 0 && e - a >= 11 && e - a < 256 && endsWithLastError(b, a, e))) {
+      this.addLine(b.latin1Slice(a, e));
+      return;
+    }
     if (k < 0) {
       this.lines++;
       return;
@@ -305,6 +343,11 @@ export class LogCollector {
     }
     if (m < 0 && this.infoAscii(b, a, e, k)) return;
     this.addLine(b.latin1Slice(a, e));
+  }
+
+  /** Whether the next line must come to addAsciiLine or addLine, not as a count or a run (the one after PyTorch's `Last error:`). */
+  holdsNextLine(): boolean {
+    return this.lastErrorNext;
   }
 
   /** n lines with no `NCCL` in them, as addAsciiLine takes each (they only count). */
@@ -371,7 +414,7 @@ export class LogCollector {
 
   /** The header of a line the scanner read, when it has a host and its process has room; else null (the line is read the ordinary way). */
   private scannedHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
-    if (this.procs.size + 1 >= MAX_MAP) return null;
+    if (this.procs.size + 1 >= MAX_MAP || this.lastErrorNext) return null;
     const h = this.asciiHead(b, a, k);
     return h?.prefix.host ? h : null;
   }
@@ -677,7 +720,8 @@ export class LogCollector {
       truncated: this.truncated,
       capped: this.capped,
       hostFromMaps: this.hostFromMaps,
-      unmergeable: this.overflowEvents || this.events === null || this.seenWarn.size >= MAX_DEDUP || this.atBound(),
+      // A part that ends on `Last error:` leaves its next line to the next part, which cannot know: read again whole.
+      unmergeable: this.overflowEvents || this.events === null || this.seenWarn.size >= MAX_DEDUP || this.atBound() || this.lastErrorNext,
       summary: this.summary,
       hosts: [...this.hosts.values()].map(({ pids, problems: _p, ...h }) => ({ ...h, pids: [...pids] })),
       procs: byProc.map((p) => ({ host: p.host.host, pid: p.pid, ranks: [...p.byRank.values()].map((r) => ({ ...r, devStated: this.devStated.has(r) })) })),

@@ -63,6 +63,18 @@ export function parseLauncher(text: string): LauncherInfo {
   return peelLauncher(text).info;
 }
 
+/** A line that is not NCCL's, as its launcher tagged it: the launcher part and the text after it (trimmed). */
+export function bareText(raw: string): { launcher: LauncherInfo; text: string } {
+  const { info, rest } = peelLauncher(clean(raw));
+  return { launcher: info, text: rest.trim() };
+}
+
+/**
+ * PyTorch prints NCCL's last error (ncclGetLastError) on the line after a line
+ * `Last error:` below its `NCCL error in: …`: NCCL's WARN text without its header.
+ */
+export const LAST_ERROR = 'Last error:';
+
 /** The launcher/collector artefacts at the start of `text`, and the text after them. */
 function peelLauncher(text: string): { info: LauncherInfo; rest: string } {
   let host: string | null = null;

@@ -476,7 +476,8 @@ const RETRY = /^\w+: connect (?:to \S+ )?returned (.+), retrying \((\d+)\/(\d+)\
 
 /** PyTorch's `NCCL error in: file:line, <result>, NCCL version X` (the text from `NCCL error`): the result as detail. */
 export function torchProblem(text: string): ProblemMatch {
-  const m = /NCCL error in: \S+, (.+?), NCCL version/.exec(text);
+  // `…, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version X`: the hint is not the result.
+  const m = /NCCL error in: \S+, (.+?)(?: \(run with NCCL_DEBUG=\w+ for details\))?, NCCL version/.exec(text);
   return { signature: S.torch, detail: (m?.[1] ?? '').slice(0, 200) };
 }
 
