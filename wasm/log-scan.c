@@ -81,6 +81,7 @@ static int nccl(const u8 *p, int a, int e) {
 #define ESC 27
 #define CR 13
 
+
 /*
  * Whether [a, e) holds an ESC or a CR, which clean() would change: such lines
  * are all replayed, so the readers below need not look for them as ascii.ts's do.
@@ -94,6 +95,15 @@ static int dirty(const u8 *p, int a, int e) {
   }
   for (; i < e; i++)
     if (p[i] == ESC || p[i] == CR) return 1;
+  return 0;
+}
+
+/* Whether an `NCCL ` followed by a level's first letter (INFO, WARN, TRACE, ABORT) starts in [from, e): a second statement. */
+static int secondLevel(const u8 *p, int from, int e) {
+  for (int j = nccl(p, from, e); j >= 0; j = nccl(p, j + 4, e)) {
+    u8 c = p[j + 5];
+    if (p[j + 4] == ' ' && (c == 'I' || c == 'W' || c == 'T' || c == 'A')) return 1;
+  }
   return 0;
 }
 
@@ -392,7 +402,8 @@ __attribute__((export_name("scan"))) int scan(int from, int to) {
     /* A longer line is the TypeScript reader's to cut, and a line clean() would change is its to clean. */
     int whole = e - a <= MAX_LINE;
     int k = whole ? nccl(in, a, e) : -1;
-    int known = k >= 0 && !dirty(in, a, e);
+    /* A second `NCCL LEVEL` (lines a terminal copy glued together) is the TypeScript reader's too. */
+    int known = k >= 0 && !dirty(in, a, e) && !secondLevel(in, k + 4, e);
     int replay = replayNext;
     replayNext = 0;
     if (!replay && whole && k < 0 && lastError(in, a, e)) replay = replayNext = 1;

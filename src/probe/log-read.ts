@@ -108,6 +108,7 @@ export function binary(head: Buffer): boolean {
  */
 export interface LineTarget {
   line: LineSink;
+  /** An ASCII line with one `NCCL LEVEL` at most: one holding two (lines a terminal copy glued together) goes to `line`, which judges it. */
   ascii?: (b: Buffer, a: number, e: number, k: number) => void;
   /** What the scanner (log-scan.ts) read of ASCII chunks; only with `ascii`. */
   scan?: ScanTarget;
@@ -140,6 +141,12 @@ function ncclAt(b: Buffer, from: number): number {
     from = j + 1;
   }
 }
+/** Whether the `NCCL` at j is followed by a blank and a level's first letter (INFO, WARN, TRACE, ABORT), as wasm/log-scan.c secondLevel tests. */
+function levelAt(b: Buffer, j: number): boolean {
+  const c = b[j + 5];
+  return b[j + 4] === 32 && (c === 73 || c === 87 || c === 84 || c === 65);
+}
+
 /** Bytes of one line kept while its newline is awaited: every line of MAX_LINE UTF-16 units fits (a unit takes at most 3 bytes). */
 const CARRY_MAX = 3 * MAX_LINE + 4;
 
@@ -184,7 +191,14 @@ class LineSplitter {
       if (e > a && b[e - 1] === 13) e--;
       if (ascii && e - a <= MAX_LINE) {
         if (k < a) k = ncclAt(b, a);
-        this.target.ascii!(b, a, e, k < e ? k : -1);
+        if (k < e) {
+          // A second `NCCL LEVEL` in this line sends it as text; the first `NCCL` past the line serves the lines after.
+          let k2 = ncclAt(b, k + 4);
+          while (k2 < e && !levelAt(b, k2)) k2 = ncclAt(b, k2 + 4);
+          if (k2 < e) this.text(b, a, e);
+          else this.target.ascii!(b, a, e, k);
+          k = k2;
+        } else this.target.ascii!(b, a, e, -1);
       } else this.text(b, a, e);
       a = nl + 1;
     }
@@ -298,10 +312,11 @@ class LineSplitter {
       this.target.line(line.toString('utf8').slice(0, MAX_LINE), true);
       return;
     }
-    if (this.target.ascii && e <= MAX_LINE && isAscii(line)) {
-      const k = ncclAt(line, 0);
-      this.target.ascii(line, 0, e, k < e ? k : -1);
-    } else this.text(line, 0, e);
+    const k = this.target.ascii && e <= MAX_LINE && isAscii(line) ? ncclAt(line, 0) : -2;
+    let k2 = k >= 0 && k < e ? ncclAt(line, k + 4) : e;
+    while (k2 < e && !levelAt(line, k2)) k2 = ncclAt(line, k2 + 4);
+    if (k === -2 || k2 < e) this.text(line, 0, e);
+    else this.target.ascii!(line, 0, e, k < e ? k : -1);
   }
 
   end(): void {

@@ -25,12 +25,15 @@ function asText(lines: string[], c = new LogCollector()): LogCollector {
   return c;
 }
 
+/** A second `NCCL LEVEL` after the first `NCCL`: the reader gives such a line as text (LineTarget.ascii). */
+const twoStatements = (l: string) => /NCCL[\s\S]*NCCL [IWTA]/.test(l);
+
 /** Every ASCII line as bytes, the way the reader hands them over. */
 function asBytes(lines: string[], c = new LogCollector()): LogCollector {
   for (const l0 of lines) {
     const l = l0.endsWith('\r') ? l0.slice(0, -1) : l0;
     const b = Buffer.from(l, 'utf8');
-    if (b.length !== l.length) {
+    if (b.length !== l.length || twoStatements(l)) {
       c.addLine(l);
       continue;
     }
@@ -46,7 +49,7 @@ function asChunk(lines: string[], c = new LogCollector()): LogCollector {
   let a = 0;
   for (const l of ls) {
     const e = a + l.length;
-    if (/[^\x00-\x7f]/.test(l)) c.addLine(l);
+    if (/[^\x00-\x7f]/.test(l) || twoStatements(l)) c.addLine(l);
     else {
       const k = b.indexOf('NCCL', a);
       c.addAsciiLine(b as unknown as AsciiBytes, a, e, k >= 0 && k < e ? k : -1);
@@ -116,6 +119,10 @@ describe('channel lines read from bytes', () => {
       CHANNEL.replace('NET/IB/0/GDRDMA', 'SHM/direct/direct'),
       `[1,0]<stdout>:${CHANNEL}`,
       `10.0.0.1: ${CHANNEL}`,
+      // Lines a terminal copy glued together: each statement counts.
+      `${CHANNEL}      ${CHANNEL.replace('gpu1:11:12', 'gpu2:21:22')}`,
+      `${CHANNEL}   gpu1:11:12 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>  gpu1:11:13 [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer 10.0.0.2<1>`,
+      `${CHANNEL} mentions NCCL INFO in its via`,
     ];
     // Other INFO lines take a shorter path from the bytes too (infoAscii): the same strays.
     const INFO = 'gpu1:11:12 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>';

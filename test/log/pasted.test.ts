@@ -266,3 +266,20 @@ describe('PyTorch\'s `Last error:`', () => {
     expect(r.summary.errors.find((e) => e.signature === 'duplicate-gpu')!.count).toBe(1);
   });
 });
+
+describe('lines a terminal copy glued together', () => {
+  it('each statement counts, with its own header; a message that only names NCCL stays one line', () => {
+    const ch = (host: string, tid: number, rank: number) => `${host}:11980:${tid} [2] NCCL INFO Channel 03/0 : ${rank}[2] -> 10[2] [send] via NET/IBext/2/GDRDMA`;
+    const glued = `${ch('vm-17', 1, 2)}                    ${ch('vm-17', 2, 3)}         ${ch('vm-18', 3, 4)}`;
+    const r = analyse([glued]);
+    expect(r.input).toMatchObject({ lines: 1, ncclLines: 3 });
+    expect(r.ranks.map((x) => [x.host, x.rank, x.transports])).toEqual([
+      ['vm-17', 2, { 'NET/IBext': 1 }],
+      ['vm-17', 3, { 'NET/IBext': 1 }],
+      ['vm-18', 4, { 'NET/IBext': 1 }],
+    ]);
+    // The IB transport's own `NCCL Dev` and a variable's `NCCL_` are no second statement.
+    const qp = 'n1:1:2 [0] NCCL INFO NET/IB: NCCL Dev 5 IbDev 5 Port 1 qpn 4001 mtu 5 GID 3 (80FE/1)';
+    expect(analyse([qp]).input.ncclLines).toBe(1);
+  });
+});

@@ -152,6 +152,8 @@ describe('the scanner', () => {
       `${ch} `,
       `${H}Channel 00/0 : 5[5] -> 13[5] via P2P `,
       `${ch} [repeated 4x across cluster]`,
+      // Two statements glued by a terminal copy.
+      `${ch}      ${ch.replace('10045', '10047')}`,
       `${H}NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>`,
     ];
     for (const l of back) {

@@ -6,7 +6,7 @@
 
 import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
 import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
-import { bareText, LAST_ERROR, own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
+import { bareText, gluedLines, LAST_ERROR, own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, torchProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 import { compareVersion } from '../nccl/versions.js';
 
@@ -286,6 +286,13 @@ export class LogCollector {
   addLine(raw: string, truncated = false): void {
     this.lines++;
     if (truncated) this.truncated++;
+    const glued = gluedLines(raw);
+    if (glued) for (const piece of glued) this.statement(piece);
+    else this.statement(raw);
+  }
+
+  /** One NCCL statement (a line, or a piece of lines glued together) or a line that is not NCCL's. */
+  private statement(raw: string): void {
     const l = parseLine(raw);
     if (!l) {
       this.bareLine(raw);

@@ -63,6 +63,25 @@ export function parseLauncher(text: string): LauncherInfo {
   return peelLauncher(text).info;
 }
 
+/** Where a terminal copy that lost its newlines glued the next NCCL line on: blanks, then a full header and `NCCL LEVEL`. */
+const GLUED = /\s+(?=[^\s:[\]`]*:\d+:\d+ \[-?\d+\] (?:\S+ )?NCCL (?:INFO|WARN|TRACE|ABORT)(?: |$))/g;
+
+/**
+ * The NCCL lines a raw line holds when a terminal copy glued several together
+ * (`… via NET/IB/5/GDRDMA      node1:11980:12549 [2] NCCL INFO Channel …`): the
+ * pieces, the first with its launcher prefix; null for a line that is one.
+ */
+export function gluedLines(raw: string): string[] | null {
+  const first = raw.indexOf('NCCL ');
+  if (first < 0 || raw.indexOf('NCCL ', first + 5) < 0) return null;
+  const cuts: [number, number][] = [];
+  for (const m of raw.matchAll(GLUED)) if (m.index > first) cuts.push([m.index, m.index + m[0].length]);
+  if (!cuts.length) return null;
+  const out: string[] = [raw.slice(0, cuts[0]![0])];
+  cuts.forEach(([, start], i) => out.push(raw.slice(start, i + 1 < cuts.length ? cuts[i + 1]![0] : raw.length)));
+  return out;
+}
+
 /** A line that is not NCCL's, as its launcher tagged it: the launcher part and the text after it (trimmed). */
 export function bareText(raw: string): { launcher: LauncherInfo; text: string } {
   const { info, rest } = peelLauncher(clean(raw));
