@@ -283,3 +283,12 @@ describe('lines a terminal copy glued together', () => {
     expect(analyse([qp]).input.ncclLines).toBe(1);
   });
 });
+
+describe('interfaces compared by kind', () => {
+  it('names unique per VM (Azure IPoIB) are one kind; eth0 against docker0 is not', () => {
+    const b = (host: string, ifname: string, ip: string) => `${host}:1:2 [0] NCCL INFO Bootstrap : Using ${ifname}:${ip}<0>`;
+    expect(analyse([b('vm1', 'ibP257s452603', '172.16.1.94'), b('vm2', 'ibP257s464513', '172.16.1.56')]).asymmetries).toEqual([]);
+    const r = analyse([b('n1', 'eth0', '10.0.0.1'), b('n2', 'eth0', '10.0.0.2'), b('n3', 'docker0', '172.17.0.1')]);
+    expect(r.asymmetries.map((x) => [x.fact, x.values.map((v) => v.value), x.outliers])).toEqual([['bootstrap', ['eth*', 'docker*'], ['n3']]]);
+  });
+});

@@ -1028,6 +1028,16 @@ function impliedBefore26(f: { ncclVersion: string | null; bootstrap: Endpoint | 
   return { bootstrap, transport };
 }
 
+/**
+ * An interface name up to its first digit (`ens*`, `ibP*`, `docker*`, `lo`): hosts whose names differ only
+ * there (ens3 and ens5; Azure's IPoIB names, unique per VM) chose the same kind of interface, which is
+ * what hangs a job when it differs (eth0 against docker0 or lo).
+ */
+function ifKind(name: string): string {
+  const d = name.search(/\d/);
+  return d > 0 ? `${name.slice(0, d)}*` : name;
+}
+
 const ibKey = (ib: IbEntry[]) => ib.map((d) => `${d.device}:${d.port}/${d.linkLayer}`).join(' ');
 
 const FACTS: { fact: AsymmetryFact; severity: ProblemSeverity; value: (h: HostFacts) => string | null; meaning: string }[] = [
@@ -1041,9 +1051,9 @@ const FACTS: { fact: AsymmetryFact; severity: ProblemSeverity; value: (h: HostFa
   { fact: 'netPlugin', severity: 'error', value: (h) => (h.transport === null && h.netPlugin !== null ? 'loaded' : null), meaning: 'a network plugin is loaded on some hosts only: their transports differ' },
   { fact: 'ibCount', severity: 'error', value: (h) => (h.ib ? String(h.ib.length) : h.ibNoDevice ? '0' : null), meaning: 'hosts see different numbers of IB devices: channels and rails do not line up and the first collective can hang' },
   { fact: 'ibDevices', severity: 'warn', value: (h) => (h.ib ? ibKey(h.ib) : null), meaning: 'hosts name or order their IB devices differently: rail k on one host is not rail k on another unless NCCL_IB_HCA lists them in the same order' },
-  { fact: 'bootstrap', severity: 'warn', value: (h) => h.bootstrap?.ifname ?? null, meaning: 'hosts bootstrap over different interfaces: fine if every address is reachable from every host, the classic hang when one is docker0, lo or a private network' },
-  { fact: 'socket', severity: 'warn', value: (h) => (h.socket ? h.socket.map((e) => e.ifname).join(',') : null), meaning: 'the socket transport uses different interfaces per host' },
-  { fact: 'ibOob', severity: 'warn', value: (h) => h.ibOob?.ifname ?? null, meaning: 'the IB transport\'s OOB socket uses different interfaces per host' },
+  { fact: 'bootstrap', severity: 'warn', value: (h) => (h.bootstrap ? ifKind(h.bootstrap.ifname) : null), meaning: 'hosts bootstrap over different interfaces: fine if every address is reachable from every host, the classic hang when one is docker0, lo or a private network' },
+  { fact: 'socket', severity: 'warn', value: (h) => (h.socket ? h.socket.map((e) => ifKind(e.ifname)).join(',') : null), meaning: 'the socket transport uses different interfaces per host' },
+  { fact: 'ibOob', severity: 'warn', value: (h) => (h.ibOob ? ifKind(h.ibOob.ifname) : null), meaning: 'the IB transport\'s OOB socket uses different interfaces per host' },
   { fact: 'gidIndex', severity: 'warn', value: (h) => (Object.keys(h.gidIndex).length ? [...new Set(Object.values(h.gidIndex))].sort((a, b) => a - b).join(',') : null), meaning: 'hosts use different RoCE GID indexes: if they select different address types (v1/v2, IPv4/IPv6) the QPs cannot connect' },
 ];
 
