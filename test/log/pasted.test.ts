@@ -292,3 +292,22 @@ describe('interfaces compared by kind', () => {
     expect(r.asymmetries.map((x) => [x.fact, x.values.map((v) => v.value), x.outliers])).toEqual([['bootstrap', ['eth*', 'docker*'], ['n3']]]);
   });
 });
+
+describe('crafted long lines stay linear', () => {
+  // Each of these took seconds a line with the searches written naively (quadratic in the line's length):
+  // eight such lines take minutes that way, well under a second now. The time limit is a guard against a hang,
+  // far above the expected time; speed itself is measured by `npm run bench`.
+  it('blank runs between statements, fake headers before NCCL, rules\' phrases repeated in a message', { timeout: 20_000 }, () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      lines.push(`h${i}:1:2 [0] NCCL INFO NCCL INFO${' '.repeat(65_000)}x`);
+      lines.push(`${'a:1:2 [0] '.repeat(6000)}NCCL INFO x${i}`);
+      lines.push(`[0] ${'x('.repeat(30_000)}NCCL WARN y${i}`);
+      lines.push(`h${i}:1:2 [0] misc/socket.cc:1 NCCL WARN ${'Connect to a returned 1('.repeat(2500)}`);
+      lines.push(`h${i}:1:2 [0] NCCL INFO ${'connect returned x, '.repeat(3000)}`);
+    }
+    const r = analyse(lines);
+    expect(r.input.lines).toBe(40);
+    expect(r.summary.errors.length).toBeGreaterThan(0);
+  });
+});

@@ -35,10 +35,11 @@ const REPEATED = /\s*\[repeated (\d+)x across cluster\]\s*$/;
 // link (`transport/[net_ib.cc:1909](http://net_ib.cc:1909/)`).
 // A plugin's WARN gives its own source, which may be a C++ signature (`tcpxResult_t tcpxCommProgress(tcpxComm*):1231`).
 // A Markdown code span's backtick before the host is not part of it.
-const HEADER = /(?:^|(?<=[\s:>\])`]))([^\s:[\]`]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+(?: \([^)]*\))?|\S.*:\d+))? ?$/;
+// The signature is bounded and holds no colon but the line's, so a long crafted prefix cannot make the search quadratic.
+const HEADER = /(?:^|(?<=[\s:>\])`]))([^\s:[\]`]*):(\d+):(\d+) \[(-?\d+)\](?: (?:\d+\.\d+ )?(\S+(?: \([^)]*\))?|\S[^[\]:]{0,255}\):\d+))? ?$/;
 // NCCL's header with `host:pid:tid` cut off, as users trim it when pasting:
 // `[dev] [file:line ]` or `file:line `, after launcher artefacts only.
-const HEADERLESS = /^(?:\[(-?\d+)\] ?)?(?:(\S+:\d+(?: \([^)]*\))?|\S.*\(.*\):\d+) ?)?$/;
+const HEADERLESS = /^(?:\[(-?\d+)\] ?)?(?:(\S+:\d+(?: \([^)]*\))?|\S[^[\]:]{0,255}\):\d+) ?)?$/;
 // An ISO timestamp glued to the host field (a log collector's export: `…T16:39:51.208-07:00ip-10-0-0-1:79:79 [0]`).
 const GLUED_TIME = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?=[A-Za-z])/;
 const BARE_VERSION = /(?:^|[\s:>\]])NCCL version (\d+\.\d+\.\d+\S*)/;
@@ -64,7 +65,8 @@ export function parseLauncher(text: string): LauncherInfo {
 }
 
 /** Where a terminal copy that lost its newlines glued the next NCCL line on: blanks, then a full header and `NCCL LEVEL`. */
-const GLUED = /\s+(?=[^\s:[\]`]*:\d+:\d+ \[-?\d+\] (?:\S+ )?NCCL (?:INFO|WARN|TRACE|ABORT)(?: |$))/g;
+// Tried only where a blank run starts (the lookbehind): from inside a run the search would go quadratic in its length.
+const GLUED = /(?<=\S)\s+(?=[^\s:[\]`]*:\d+:\d+ \[-?\d+\] (?:\S+ )?NCCL (?:INFO|WARN|TRACE|ABORT)(?: |$))/g;
 
 /**
  * The NCCL lines a raw line holds when a terminal copy glued several together

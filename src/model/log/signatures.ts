@@ -446,8 +446,13 @@ function other(msg: string): Signature {
   };
 }
 
+/** Characters of a message the rules read (NCCL prints at most 1 KiB a line). */
+const JUDGED = 4096;
+
 /** The problem a WARN message shows (every WARN is one); `source`: its `file:line`, which tells an NVLS CUDA failure. */
-export function warnProblem(msg: string, source: string | null = null): ProblemMatch {
+export function warnProblem(whole: string, source: string | null = null): ProblemMatch {
+  // NCCL's messages fit its 1 KiB buffer (debug.cc): a longer one is judged on its start, so a crafted line cannot make the rules' searches slow.
+  const msg = whole.length > JUDGED ? whole.slice(0, JUDGED) : whole;
   if (source?.includes('nvls.cc') && /Cuda failure|CUDA error/.test(msg)) return { signature: S.nvls, detail: /'([^']+)'/.exec(msg)?.[1] ?? '' };
   for (const r of WARN_RULES) {
     const m = r.test.exec(msg);
@@ -482,7 +487,8 @@ export function torchProblem(text: string): ProblemMatch {
 }
 
 /** INFO lines that are problems although NCCL does not WARN. Runs on most INFO lines: each test is guarded by a character test first. */
-export function infoProblem(msg: string): ProblemMatch | null {
+export function infoProblem(whole: string): ProblemMatch | null {
+  const msg = whole.length > JUDGED ? whole.slice(0, JUDGED) : whole;
   const c = msg.charCodeAt(0);
   if (c === 78 /* N */) {
     if (/^NET\/IB ?: ?No device found/.test(msg)) return { signature: S.ibNoDevice, detail: '' };
