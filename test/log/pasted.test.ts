@@ -311,3 +311,21 @@ describe('crafted long lines stay linear', () => {
     expect(r.summary.errors.length).toBeGreaterThan(0);
   });
 });
+
+describe('the QP line\'s GID, read in linear time', () => {
+  it('gives what NCCL-shaped regex `\\bIbDev (\\d+) Port (\\d+) .*?\\bGID (\\d+)` gives, on random token strings', async () => {
+    const fc = (await import('fast-check')).default;
+    const { factOf } = await import('../../src/model/log/facts.js');
+    const re = /\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/;
+    const token = fc.constantFrom('IbDev ', 'Port ', 'GID ', '1', '23', ' ', 'x', '_', '(', 'aIbDev ', 'xGID ', '0x1 ');
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 24 }), (ts) => {
+        const msg = `NET/IB: NCCL Dev 0 ${ts.join('')}`;
+        const m = re.exec(msg);
+        const f = factOf(msg);
+        expect(f?.kind === 'gid' ? [f.ibDev, f.port, f.gidIndex] : null).toEqual(m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null);
+      }),
+      { numRuns: 3000, seed: 20261126 },
+    );
+  });
+});

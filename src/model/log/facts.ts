@@ -115,7 +115,39 @@ const CHANNEL = /^Channel \d+(?:\/\d+)? : (\d+)\[[0-9a-fA-Fx]+\] -> (\d+)\[[0-9a
 const RING = /^Ring \d+ : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> (\d+)(?:\[[0-9a-fA-Fx]+\])? (?:\[(send|receive)\] )?via (.+)$/;
 const USING_IB = /^NET\/IB ?: ?Using/;
 const SET_TO = /^(NCCL_SOCKET_IFNAME|NCCL_IB_HCA|NCCL_OOB_NET_IFNAME) set to (.*)$/;
-const GID = /\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/;
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * What `/\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/` finds in msg, in linear time (the regex backtracks over
+ * the rest of the message for each `IbDev`): the first `IbDev d Port p ` and the first `GID g` after it, each
+ * after a non-word character; when none follows one `IbDev`, the next `IbDev` is tried.
+ */
+const IB_DEV_AT = /IbDev (\d+) Port (\d+) /y;
+const DIGITS_AT = /\d+/y;
+
+function gidOf(msg: string): [number, number, number] | null {
+  // Where each `GID <digits>` with a word boundary before it starts, in order.
+  const gids: number[] = [];
+  for (let q = msg.indexOf('GID '); q >= 0; q = msg.indexOf('GID ', q + 1)) {
+    const c = msg.charCodeAt(q + 4);
+    if (c >= 48 && c <= 57 && (q === 0 || !isWordChar(msg.charCodeAt(q - 1)))) gids.push(q);
+  }
+  if (!gids.length) return null;
+  let g = 0;
+  for (let i = msg.indexOf('IbDev '); i >= 0; i = msg.indexOf('IbDev ', i + 1)) {
+    if (i > 0 && isWordChar(msg.charCodeAt(i - 1))) continue;
+    IB_DEV_AT.lastIndex = i;
+    const m = IB_DEV_AT.exec(msg);
+    if (!m) continue;
+    const from = i + m[0].length;
+    while (g < gids.length && gids[g]! < from) g++;
+    if (g === gids.length) return null;
+    const q = gids[g]!;
+    DIGITS_AT.lastIndex = q + 4;
+    return [Number(m[1]), Number(m[2]), Number(DIGITS_AT.exec(msg)![0])];
+  }
+  return null;
+}
 const GDR_HCA = /^NET\/\S+ ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+) '([^']*)'/;
 
 export interface Via {
@@ -252,8 +284,8 @@ export function factOf(msg: string): Fact | null {
           if (ro) list = list.replace(/\[RO\]\s*$/, '');
           return { kind: 'ib', devices: ibDevices(list, ro), relaxedOrdering: ro, oob: u[2] !== undefined ? parseEndpoint(u[2]) : null };
         }
-        const g = GID.exec(msg);
-        if (g) return { kind: 'gid', ibDev: Number(g[1]), port: Number(g[2]), gidIndex: Number(g[3]) };
+        const g = gidOf(msg);
+        if (g) return { kind: 'gid', ibDev: g[0], port: g[1], gidIndex: g[2] };
         const d = GDR_HCA.exec(msg);
         if (d) return { kind: 'gdr-hca', hca: Number(d[2]), name: clip(d[3]!), enabled: d[1] === 'Enabled' };
         return null;
