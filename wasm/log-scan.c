@@ -339,13 +339,20 @@ static int lastError(const u8 *b, int a, int e) {
 /* The open REPLAY range, or -1. */
 static int replayStart = -1, replayEnd;
 
+/* A record of `size` ints whose first four are kind, start, k and end; the rest is the caller's to write. */
+static int *record(int kind, int start, int k, int end, int size) {
+  int *r = out + outLen;
+  r[0] = kind;
+  r[1] = start;
+  r[2] = k;
+  r[3] = end;
+  outLen += size;
+  return r;
+}
+
 static void endRun(void) {
   if (runStart < 0) return;
-  int *r = out + outLen;
-  r[0] = RUN;
-  r[1] = runStart;
-  r[2] = runK;
-  r[3] = runEnd;
+  int *r = record(RUN, runStart, runK, runEnd, 6 + 4 * runVias);
   r[4] = runRank;
   r[5] = runVias;
   for (int i = 0; i < runVias; i++) {
@@ -354,7 +361,6 @@ static void endRun(void) {
     r[8 + 4 * i] = viaHash[i];
     r[9 + 4 * i] = viaCount[i];
   }
-  outLen += 6 + 4 * runVias;
   runStart = -1;
 }
 
@@ -430,24 +436,14 @@ __attribute__((export_name("scan"))) int scan(int from, int to) {
     } else if (known && info(in, k, e) && (in[k + 10] == 'c' || in[k + 10] == 'n') && rank(in, k + 10, e)) {
       endRun();
       endReplay();
-      int *r = out + outLen;
-      r[0] = RANK;
-      r[1] = a;
-      r[2] = k;
-      r[3] = nl + 1;
+      int *r = record(RANK, a, k, nl + 1, 4 + R_FIELDS);
       for (int i = 0; i < R_FIELDS; i++) r[4 + i] = rankRead[i];
-      outLen += 4 + R_FIELDS;
     } else if (known && info(in, k, e) && in[k + 10] == 'N' && gid(in, k + 10, e)) {
       endRun();
       endReplay();
-      int *r = out + outLen;
-      r[0] = GID;
-      r[1] = a;
-      r[2] = k;
-      r[3] = nl + 1;
+      int *r = record(GID, a, k, nl + 1, 6);
       r[4] = gidDev;
       r[5] = gidIndex;
-      outLen += 6;
     } else {
       endRun();
       if (replayStart < 0) replayStart = a;

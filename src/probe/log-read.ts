@@ -141,10 +141,18 @@ function ncclAt(b: Buffer, from: number): number {
     from = j + 1;
   }
 }
-/** Whether the `NCCL` at j is followed by a blank and a level's first letter (INFO, WARN, TRACE, ABORT), as wasm/log-scan.c secondLevel tests. */
-function levelAt(b: Buffer, j: number): boolean {
-  const c = b[j + 5];
-  return b[j + 4] === 32 && (c === 73 || c === 87 || c === 84 || c === 65);
+/**
+ * After the `NCCL` at k of a line ending at e: where a second `NCCL` followed by a blank and a level's first
+ * letter (INFO, WARN, TRACE, ABORT) starts, as wasm/log-scan.c secondLevel tests; else the first `NCCL` at or
+ * past e (b.length when none), which serves the lines after.
+ */
+function secondStatement(b: Buffer, k: number, e: number): number {
+  let j = ncclAt(b, k + 4);
+  for (; j < e; j = ncclAt(b, j + 4)) {
+    const c = b[j + 5];
+    if (b[j + 4] === 32 && (c === 73 || c === 87 || c === 84 || c === 65)) return j;
+  }
+  return j;
 }
 
 /** Bytes of one line kept while its newline is awaited: every line of MAX_LINE UTF-16 units fits (a unit takes at most 3 bytes). */
@@ -193,8 +201,7 @@ class LineSplitter {
         if (k < a) k = ncclAt(b, a);
         if (k < e) {
           // A second `NCCL LEVEL` in this line sends it as text; the first `NCCL` past the line serves the lines after.
-          let k2 = ncclAt(b, k + 4);
-          while (k2 < e && !levelAt(b, k2)) k2 = ncclAt(b, k2 + 4);
+          const k2 = secondStatement(b, k, e);
           if (k2 < e) this.text(b, a, e);
           else this.target.ascii!(b, a, e, k);
           k = k2;
@@ -313,9 +320,7 @@ class LineSplitter {
       return;
     }
     const k = this.target.ascii && e <= MAX_LINE && isAscii(line) ? ncclAt(line, 0) : -2;
-    let k2 = k >= 0 && k < e ? ncclAt(line, k + 4) : e;
-    while (k2 < e && !levelAt(line, k2)) k2 = ncclAt(line, k2 + 4);
-    if (k === -2 || k2 < e) this.text(line, 0, e);
+    if (k === -2 || (k < e && secondStatement(line, k, e) < e)) this.text(line, 0, e);
     else this.target.ascii!(line, 0, e, k < e ? k : -1);
   }
 

@@ -313,7 +313,7 @@ export class LogCollector {
       const { launcher, text } = bareText(raw);
       if (!text || text.length > LINE_KEEP) return;
       const m = warnProblem(text);
-      const l = { host: null, launcher } as unknown as LogLine;
+      const l = { host: null, launcher };
       const host = this.hostOf(l);
       this.usedHost(l);
       this.record(m, raw, host, 1, null);
@@ -569,7 +569,7 @@ export class LogCollector {
     if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
   }
 
-  private hostOf(l: LogLine): string {
+  private hostOf(l: Pick<LogLine, 'host' | 'launcher'>): string {
     if (l.host) return l.host;
     if (l.launcher.host) return this.launcherHost.get(l.launcher.host) ?? l.launcher.host;
     if (l.launcher.task) return this.taskHost.get(l.launcher.task) ?? UNKNOWN_HOST;
@@ -577,7 +577,7 @@ export class LogCollector {
   }
 
   /** A line's host was put to use: note when it came from the launcher maps (see CollectorPart.hostFromMaps). */
-  private usedHost(l: LogLine): void {
+  private usedHost(l: Pick<LogLine, 'host' | 'launcher'>): void {
     if (!l.host && (l.launcher.host || l.launcher.task)) this.hostFromMaps = true;
   }
 

@@ -10,7 +10,7 @@
 // objects, and repeated vias are found by their bytes, so a plain line costs no
 // allocation.
 
-import { channelVia, type Via } from './facts.js';
+import { channelVia, isWordChar, type Via } from './facts.js';
 
 /** The bytes of a chunk: a Buffer, of which only indexing and latin1Slice are used. */
 export interface AsciiBytes {
@@ -187,8 +187,6 @@ function hexEnd(b: AsciiBytes, i: number, e: number): number {
 /** Digits longer than this are left to Number() on the text path (numberAt's sum is exact below 2^53). */
 const DIGITS_MAX = 15;
 
-const isWord = (c: number | undefined): boolean => c !== undefined && ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95);
-
 /**
  * What rankAt() last read: the rank fact of facts.ts's RANK regex, with comm
  * and busId as byte ranges (cut at 32, as factOf cuts them; busStart -1 when
@@ -300,7 +298,7 @@ export function gidAt(b: AsciiBytes, i: number, e: number): boolean {
   for (let q = j + 1; q < e; q++) {
     const c = b[q];
     if (c === ESC || c === CR) return false;
-    if (c !== 71 /* G */ || found || !litAt(b, q, e, GID) || isWord(b[q - 1])) continue;
+    if (c !== 71 /* G */ || found || !litAt(b, q, e, GID) || isWordChar(b[q - 1])) continue;
     p = numberAt(b, q + 4, e);
     if (p === q + 4) continue;
     if (p - (q + 4) > DIGITS_MAX) return false;

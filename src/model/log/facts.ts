@@ -115,7 +115,8 @@ const CHANNEL = /^Channel \d+(?:\/\d+)? : (\d+)\[[0-9a-fA-Fx]+\] -> (\d+)\[[0-9a
 const RING = /^Ring \d+ : (\d+)(?:\[[0-9a-fA-Fx]+\])? -> (\d+)(?:\[[0-9a-fA-Fx]+\])? (?:\[(send|receive)\] )?via (.+)$/;
 const USING_IB = /^NET\/IB ?: ?Using/;
 const SET_TO = /^(NCCL_SOCKET_IFNAME|NCCL_IB_HCA|NCCL_OOB_NET_IFNAME) set to (.*)$/;
-const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+/** A regex `\\w` character's code (undefined, past the text, is none): what `\\b` tests on either side. */
+export const isWordChar = (c: number | undefined): boolean => c !== undefined && ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95);
 
 /**
  * What `/\bIbDev (\d+) Port (\d+) .*?\bGID (\d+)/` finds in msg, in linear time (the regex backtracks over
