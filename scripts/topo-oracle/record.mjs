@@ -53,7 +53,8 @@ export function parseGraphDump(text) {
     const a = Object.fromEntries([...g[1].matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
     const channels = [...(g[3] ?? '').matchAll(/<channel>([\s\S]*?)<\/channel>/g)].map((c) => ({
       net: [...c[1].matchAll(/<net dev="([^"]*)"/g)].map((m) => Number(m[1])),
-      ranks: [...c[1].matchAll(/<gpu dev="[^"]*" rank="([^"]*)"/g)].map((m) => Number(m[1])),
+      // Releases before 2.28 write no rank: the GPU's NVML device number only.
+      gpus: [...c[1].matchAll(/<gpu dev="([^"]*)"(?: rank="([^"]*)")?/g)].map((m) => (m[2] === undefined ? { dev: Number(m[1]) } : { dev: Number(m[1]), rank: Number(m[2]) })),
     }));
     graphs.push({ id: Number(a.id), pattern: Number(a.pattern), crossnic: Number(a.crossnic), nchannels: Number(a.nchannels), speedintra: Number(a.speedintra), speedinter: Number(a.speedinter), latencyinter: Number(a.latencyinter), typeintra: a.typeintra, typeinter: a.typeinter, samechannels: Number(a.samechannels), channels });
   }

@@ -20,7 +20,7 @@ const ORACLE = join(ROOT, 'test/topo/oracle');
 export interface OracleCase {
   case: { nodes: number; env: Record<string, string> };
   out: Record<string, unknown> & { error?: string; code?: number };
-  graphDump: { id: number; nchannels: number; channels: { net: number[]; ranks: number[] }[] }[] | null;
+  graphDump: { id: number; nchannels: number; channels: { net: number[]; ranks?: number[]; gpus?: { dev: number; rank?: number }[] }[] }[] | null;
   warnings: string[];
 }
 export interface OracleFile {
@@ -100,9 +100,12 @@ export function compareCase(t: Tally, where: string, rec: OracleCase, got: Engin
     add(t, `${name}: channels (ranks, NICs)`, where, eg.channels, ag?.channels);
     const dump = rec.graphDump?.find((x) => x.id === eg.id);
     if (dump) {
-      const ngpus = o.gpus.length;
-      const mine = (ag?.channels ?? []).map((c) => ({ net: o.inter ? c.net : [], ranks: eg.id === 3 ? c.ranks.slice(0, 1) : c.ranks.slice(0, ngpus) }));
-      add(t, 'graph dump (NCCL_GRAPH_DUMP_FILE) channels', `${where} ${name}`, dump.channels, mine);
+      // The dump names each GPU by its NVML device number, and from 2.28 by its rank too.
+      const devOf = new Map(g.gpus.map((x) => [x.rank, x.dev]));
+      const expected = dump.channels.map((c) => ({ net: c.net, gpus: c.gpus ?? (c.ranks ?? []).map((r) => ({ dev: o.gpus.find((x) => x.rank === r)!.dev, rank: r })) }));
+      const withRank = dump.channels.some((c) => (c.gpus ?? []).some((x) => x.rank !== undefined) || c.ranks);
+      const mine = (ag?.channels ?? []).map((c) => ({ net: o.inter ? c.net : [], gpus: (eg.id === 3 ? c.ranks.slice(0, 1) : c.ranks).map((r) => (withRank ? { dev: devOf.get(r), rank: r } : { dev: devOf.get(r) })) }));
+      add(t, 'graph dump (NCCL_GRAPH_DUMP_FILE) channels', `${where} ${name}`, expected, mine);
     }
   }
 }

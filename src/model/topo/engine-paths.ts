@@ -94,6 +94,20 @@ export function setPaths(sys: GSystem, base: GNode, env: PathEnv): void {
 
 /** ncclGetLocalCpu: among the CPUs at the GPU's best (bandwidth, type), the fewest hops; -1 when none. */
 export function localCpu(sys: GSystem, g: number): number {
+  if (!sys.profile.localCpuByBw) {
+    // Before 2.30.7: the CPU fewest hops away.
+    const paths = sys.nodes[NT.GPU]![g]!.paths[NT.CPU]!;
+    let cpu = -1;
+    let min = 0;
+    paths.forEach((p, c) => {
+      const hops = p.list.length;
+      if (hops > 0 && (min === 0 || hops < min)) {
+        cpu = c;
+        min = hops;
+      }
+    });
+    return cpu;
+  }
   const locals = getLocal(sys, NT.GPU, g, NT.CPU).locals;
   if (!locals.length) return -1;
   const paths = sys.nodes[NT.GPU]![g]!.paths[NT.CPU]!;
@@ -182,7 +196,8 @@ export function checkGdr(sys: GSystem, rank: number, n: number, read: boolean, e
       if (!nvlink) return false;
     }
   }
-  let level: number = env.gdrC2c ? PT.P2C : PT.PXB;
+  const rule = sys.profile.gdrC2cRule;
+  let level: number = rule === 'p2c-level' && env.gdrC2c ? PT.P2C : PT.PXB;
   if (env.gdrLevel !== null) level = env.gdrLevel;
   let distance = gpu.paths[NT.NET]![n]!.type;
   if (distance === PT.PXN) {
@@ -190,6 +205,8 @@ export function checkGdr(sys: GSystem, rank: number, n: number, read: boolean, e
     gpu = sys.nodes[NT.GPU]![g]!;
     distance = gpu.paths[NT.NET]![n]!.type;
   }
+  // 2.27.3–2.28.x: a NIC behind the CPU of a C2C GPU is compared as C2C.
+  if (rule === 'c2c-distance' && env.gdrC2c && distance === PT.P2C) distance = PT.C2C;
   return distance <= level;
 }
 
@@ -199,9 +216,10 @@ export function localNet(sys: GSystem, rank: number, channel: number, env: PathE
   const nets = getLocal(sys, NT.GPU, g, NT.NET).locals;
   if (!nets.length) throw new Error(`Could not find any local path from gpu ${g} to net.`);
   const gpusOfFirst = getLocal(sys, NT.NET, nets[0]!, NT.GPU).locals.length;
-  const policy = env.netDevsPolicy;
+  const policy = sys.profile.netDevsPolicy ? env.netDevsPolicy : 'AUTO';
   const netsPerGpu = policy === 'AUTO' ? Math.ceil(nets.length / gpusOfFirst) : policy === 'ALL' ? nets.length : Math.min(policy, nets.length);
-  let net = sys.nodes[NT.GPU]![g]!.gpu!.dev % gpusOfFirst;
+  const dev = sys.nodes[NT.GPU]![g]!.gpu!.dev;
+  let net = sys.profile.localNetModGpus ? dev % gpusOfFirst : dev;
   if ((nets.length & (nets.length - 1)) === 0) net = mirrorBits(net, nets.length);
   net += channel % netsPerGpu;
   return nets[net % nets.length]!;
@@ -234,10 +252,14 @@ export function computePaths(sys: GSystem, env: PathEnv): void {
     }
   }
   if (sys.profile.p2cPaths) {
-    for (let g = 0; g < gpus.length; g++) {
+    // ≥ 2.29.2 GPU by GPU over its local NETs; before, NET by NET over every GPU.
+    const pairs: [number, number][] = [];
+    if (sys.profile.p2cLocalNetsOnly) for (let g = 0; g < gpus.length; g++) for (const n of getLocal(sys, NT.GPU, g, NT.NET).locals) pairs.push([g, n]);
+    else for (let n = 0; n < nets.length; n++) for (let g = 0; g < gpus.length; g++) pairs.push([g, n]);
+    for (const [g, n] of pairs) {
       const c = localCpu(sys, g);
       if (c < 0) continue;
-      for (const n of getLocal(sys, NT.GPU, g, NT.NET).locals) {
+      {
         const gpu = gpus[g]!;
         const net = nets[n]!;
         if (mergePathType(gpu.paths[NT.CPU]![c]!.type, net.paths[NT.CPU]![c]!.type) !== PT.P2C) continue;
@@ -254,11 +276,12 @@ export function computePaths(sys: GSystem, env: PathEnv): void {
         const peerIndex = localGpu(sys, n, env);
         if (peerIndex !== g && peerIndex !== -1) {
           const peer = gpus[peerIndex]!;
-          const gdr = checkGdr(sys, peer.gpu!.rank, n, true, env);
+          const gdr = !sys.profile.pxnRelayGdr || checkGdr(sys, peer.gpu!.rank, n, true, env);
           const pxnType = env.pxnC2c ? PT.P2C : PT.PXB;
           const pp = peer.paths[NT.NET]![n]!;
           const own = gpu.paths[NT.NET]![n]!;
-          if (pp.type <= pxnType && gdr && peer.paths[NT.GPU]![g]!.type <= PT.NVL && (pp.bw > own.bw || own.type > PT.PXN)) addInterStep(sys, NT.GPU, peerIndex, NT.GPU, g, NT.NET, n);
+          const avoid = sys.profile.pxnAvoid === 'PXN' ? PT.PXN : PT.PXB;
+          if (pp.type <= pxnType && gdr && peer.paths[NT.GPU]![g]!.type <= PT.NVL && (pp.bw > own.bw || own.type > avoid)) addInterStep(sys, NT.GPU, peerIndex, NT.GPU, g, NT.NET, n);
         }
       }
       if (gpu.paths[NT.NET]![n]!.type < PT.PHB && !checkGdr(sys, gpu.gpu!.rank, n, false, env)) {
@@ -287,11 +310,15 @@ export function trimSystem(sys: GSystem, rank: number, nRanks: number): void {
     gpus.splice(gpus.indexOf(d), 1);
   }
   sys.inter = gpus.length === nRanks ? 0 : 1;
-  if (sys.inter === 0 && !sys.profile.keepNetsIntra) {
-    for (const net of [...sys.nodes[NT.NET]!]) {
-      for (const list of sys.nodes) for (const n of list) if (n !== net) n.links = n.links.filter((l) => l.rem !== net);
-      sys.nodes[NT.NET]!.splice(sys.nodes[NT.NET]!.indexOf(net), 1);
+  if (!sys.profile.keepNetsIntra) {
+    // Before 2.28.7 a one-node job loses its NETs, and "inter" is whether any NET is left.
+    if (sys.inter === 0) {
+      for (const net of [...sys.nodes[NT.NET]!]) {
+        for (const list of sys.nodes) for (const n of list) if (n !== net) n.links = n.links.filter((l) => l.rem !== net);
+        sys.nodes[NT.NET]!.splice(sys.nodes[NT.NET]!.indexOf(net), 1);
+      }
     }
+    sys.inter = sys.nodes[NT.NET]!.length > 0 ? 1 : 0;
   }
 }
 

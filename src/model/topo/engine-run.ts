@@ -92,7 +92,7 @@ const param = (vars: Record<string, string | undefined>, name: string, d: number
 };
 
 /** The variables the path rules and the search read, parsed as NCCL parses them. */
-export function searchEnv(vars: Record<string, string | undefined>): SearchEnv {
+export function searchEnv(vars: Record<string, string | undefined>, profile: TopoProfile): SearchEnv {
   const policy = vars['NCCL_NETDEVS_POLICY'];
   let netDevsPolicy: PathEnv['netDevsPolicy'] = 'AUTO';
   if (policy !== undefined) {
@@ -104,9 +104,9 @@ export function searchEnv(vars: Record<string, string | undefined>): SearchEnv {
     p2pLevel: ncclGetLevel(vars, 'NCCL_P2P_DISABLE', 'NCCL_P2P_LEVEL'),
     gdrLevel: ncclGetLevel(vars, null, 'NCCL_NET_GDR_LEVEL'),
     gdrRead: param(vars, 'NCCL_NET_GDR_READ', -2),
-    gdrC2c: param(vars, 'NCCL_NET_GDR_C2C', 1),
+    gdrC2c: param(vars, 'NCCL_NET_GDR_C2C', profile.gdrC2cDefault),
     pxnDisable: param(vars, 'NCCL_PXN_DISABLE', 0),
-    pxnC2c: param(vars, 'NCCL_PXN_C2C', 1),
+    pxnC2c: param(vars, 'NCCL_PXN_C2C', profile.pxnC2cDefault),
     nvbDisable: param(vars, 'NCCL_NVB_DISABLE', 0),
     netDevsPolicy,
     crossNic: param(vars, 'NCCL_CROSS_NIC', 2),
@@ -130,7 +130,7 @@ function graphOut(g: TopoGraph, ngpus: number): EngineGraph {
 /** The system NCCL builds for rank 0 of the job, paths computed and trimmed. */
 export function engineSystem(input: EngineInput): { sys: GSystem; env: SearchEnv } {
   checkXmlVersion(input.system);
-  const env = searchEnv(input.vars);
+  const env = searchEnv(input.vars, input.profile);
   const sys = systemFromXml(fillAndTrim(input.system), input.profile);
   computePaths(sys, env);
   trimSystem(sys, 0, sys.nodes[NT.GPU]!.length * input.nodes);

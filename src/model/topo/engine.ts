@@ -180,6 +180,14 @@ function pciDevice(x: XmlNode): bigint {
   return BigInt.asUintN(64, v);
 }
 
+/** The NET's ASIC as NCCL reads its guid (≥ 2.28.7 strtoull base 16; before sscanf "0x%lx", 0 when that fails); the device number without a guid. */
+function guidAsic(guid: string | undefined, dev: number, p: TopoProfile): string {
+  if (guid === undefined) return String(dev);
+  if (p.guidStrtoull) return BigInt.asUintN(64, BigInt(`0x${/^\s*(?:0[xX])?([0-9a-fA-F]*)/.exec(guid)![1] || '0'}`)).toString();
+  const m = /^0x([0-9a-fA-F]+)/.exec(guid);
+  return m ? BigInt.asUintN(64, BigInt(`0x${m[1]}`)).toString() : '0';
+}
+
 function addNet(sys: GSystem, x: XmlNode, nic: GNode): void {
   const dev = cInt(need(x, 'dev'));
   const net = newNode(sys, NT.NET, String(dev));
@@ -189,7 +197,7 @@ function addNet(sys: GSystem, x: XmlNode, nic: GNode): void {
   const guid = attr(x, 'guid');
   net.net = {
     dev,
-    asic: guid !== undefined ? BigInt.asUintN(64, BigInt(`0x${/^\s*(0x)?([0-9a-fA-F]*)/.exec(guid)![2] || '0'}`)).toString(16) : `id:${dev}`,
+    asic: guidAsic(guid, dev, sys.profile),
     port: intDefault(x, 'port', 0),
     bw,
     latency: attr(x, 'latency') !== undefined ? cFloat(attr(x, 'latency')!) : 0,

@@ -27,6 +27,32 @@ export interface TopoProfile {
   keepNetsIntra: boolean;
   /** GB/s per NVLink (ncclTopoNVLinkBw) by compute capability. */
   nvlBw: { sm70: number; sm80: number; sm90: number; sm100: number };
+  /** ≥ 2.28.7: a <net>'s guid is read with strtoull base 16; before, sscanf("0x%lx"), which leaves the ASIC 0 for a guid without 0x. */
+  guidStrtoull: boolean;
+  /** ≥ 2.30.7: ncclGetLocalCpu picks among the CPUs of best bandwidth and type the fewest hops; before, the fewest hops. */
+  localCpuByBw: boolean;
+  /** ≥ 2.30.3: a PXN relay needs GPUDirect RDMA (read) to the NIC. */
+  pxnRelayGdr: boolean;
+  /** PXN's "avoid the CPU" test: the GPU's own path worse than PXN (≥ 2.27.6), else worse than PXB. */
+  pxnAvoid: 'PXN' | 'PXB';
+  /** NCCL_PXN_C2C's default (1 from 2.28.3, 0 in 2.27.x; no such parameter before 2.27.3). */
+  pxnC2cDefault: number;
+  /** NCCL_NET_GDR_C2C's default (1 from 2.27.3, 0 in 2.26.x; no such parameter before 2.26.2). */
+  gdrC2cDefault: number;
+  /** How GDR treats a P2C NIC with NCCL_NET_GDR_C2C: 'c2c-distance' (2.27.3–2.28.x, P2C compared as C2C), 'p2c-level' (≥ 2.29.2, the default level is P2C), 'none'. */
+  gdrC2cRule: 'none' | 'c2c-distance' | 'p2c-level';
+  /** ≥ 2.29.2: the C2C + PHB → P2C rewrite looks at the GPU's local NETs only; before, every NET. */
+  p2cLocalNetsOnly: boolean;
+  /** ≥ 2.29.2: below sm 90 the inter-node search may go up to SYS (maxTypeInter). */
+  ampereInterSys: boolean;
+  /** ≥ 2.30.3: the sm 100 speed arrays with 86/80 (inter) and 45 (intra). */
+  sm100SpeedsV2: boolean;
+  /** ≥ 2.29.2: a search that finds nothing falls back to the NETs ncclTopoSelectNets prefers; before, NET 0 at 0.1 GB/s. */
+  fallbackSelectNets: boolean;
+  /** ≥ 2.28.3: NCCL_NETDEVS_POLICY. */
+  netDevsPolicy: boolean;
+  /** 2.30.7: ncclTopoGetLocalNet takes the GPU's index modulo the GPUs local to the first NET. */
+  localNetModGpus: boolean;
 }
 
 export function topoProfileFor(version: NcclVersion): TopoProfile {
@@ -43,5 +69,18 @@ export function topoProfileFor(version: NcclVersion): TopoProfile {
     p2cPaths: at('2.27.3'),
     keepNetsIntra: at('2.28.7'),
     nvlBw: { sm70: 20, sm80: 20, sm90: 20.6, sm100: 40.1 },
+    guidStrtoull: at('2.28.7'),
+    localCpuByBw: at('2.30.7'),
+    pxnRelayGdr: at('2.30.3'),
+    pxnAvoid: at('2.27.6') ? 'PXN' : 'PXB',
+    pxnC2cDefault: at('2.28.3') ? 1 : 0,
+    gdrC2cDefault: at('2.27.3') ? 1 : 0,
+    gdrC2cRule: at('2.29.2') ? 'p2c-level' : at('2.27.3') ? 'c2c-distance' : 'none',
+    p2cLocalNetsOnly: at('2.29.2'),
+    ampereInterSys: at('2.29.2'),
+    sm100SpeedsV2: at('2.30.3'),
+    fallbackSelectNets: at('2.29.2'),
+    netDevsPolicy: at('2.28.3'),
+    localNetModGpus: at('2.30.7'),
   };
 }

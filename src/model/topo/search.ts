@@ -50,6 +50,9 @@ const SPEED = {
   sm90Inter: [48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12],
   sm100Intra: [90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0],
   sm100Inter: [96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12],
+  /** Before 2.30.3. */
+  sm100IntraV1: [90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0],
+  sm100InterV1: [96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12],
 };
 
 /** C roundf: half away from zero. */
@@ -68,6 +71,10 @@ interface Ctx {
   nets: GNode[];
   /** selectNets answers by (typeInter, gpu): paths do not change during a search, only link bandwidths. */
   netLists: Map<string, number[]>;
+  /** sortedCandidates by (GPU, NET). */
+  sorted: Map<string, Score[]>;
+  /** NET index by device number. */
+  netByDev: Map<number, number>;
 }
 
 function getMaxBw(sys: GSystem, node: GNode, type: number): number {
@@ -188,20 +195,27 @@ interface Score {
 
 const cmpScore = (a: Score, b: Score) => b.interBw - a.interBw || b.interPciBw - a.interPciBw || a.interNhops - b.interNhops || b.intraBw - a.intraBw || a.intraNhops - b.intraNhops || a.startIndex - b.startIndex;
 
-const netIndex = (ctx: Ctx, dev: number) => ctx.nets.findIndex((n) => n.net!.dev === dev);
+const netIndex = (ctx: Ctx, dev: number) => ctx.netByDev.get(dev) ?? -1;
 
-/** ncclTopoSearchNextGpuSort: the GPUs to try next from `gpu`, best first. */
-function nextGpuSort(ctx: Ctx, graph: TopoGraph, gpu: GNode, sortNet: number): number[] {
+/**
+ * The GPUs reachable from GPU `start`, best first by ncclTopoSearchNextGpuSort's
+ * score (with `net`'s paths when sorting for the network). Paths do not change
+ * during a search, so the order is computed once; the GPUs a channel already
+ * uses are filtered out when asked (the score is a total order, so filtering
+ * after sorting is the same as before).
+ */
+function sortedCandidates(ctx: Ctx, start: number, net: number): Score[] {
+  const key = `${start}/${net}`;
+  let list = ctx.sorted.get(key);
+  if (list) return list;
   const ngpus = ctx.gpus.length;
-  const paths = gpu.paths[NT.GPU]!;
-  const netPaths = sortNet ? ctx.nets[netIndex(ctx, graph.inter[graph.nChannels * 2]!)]!.paths[NT.GPU]! : null;
-  const start = ctx.gpus.indexOf(gpu);
-  const scores: Score[] = [];
+  const paths = ctx.gpus[start]!.paths[NT.GPU]!;
+  const netPaths = net >= 0 ? ctx.nets[net]!.paths[NT.GPU]! : null;
+  list = [];
   for (let i = 1; i < ngpus; i++) {
     const g = (start + i) % ngpus;
     if (paths[g]!.list.length === 0) continue;
-    if (ctx.gpus[g]!.used.has(graph.nChannels)) continue;
-    scores.push({
+    list.push({
       g,
       startIndex: i,
       intraNhops: paths[g]!.list.length,
@@ -211,7 +225,16 @@ function nextGpuSort(ctx: Ctx, graph: TopoGraph, gpu: GNode, sortNet: number): n
       interBw: netPaths ? Math.trunc(netPaths[g]!.bw) : 0,
     });
   }
-  scores.sort(cmpScore);
+  list.sort(cmpScore);
+  ctx.sorted.set(key, list);
+  return list;
+}
+
+/** ncclTopoSearchNextGpuSort: the GPUs to try next from `gpu`, best first. */
+function nextGpuSort(ctx: Ctx, graph: TopoGraph, gpu: GNode, sortNet: number): number[] {
+  const ngpus = ctx.gpus.length;
+  const start = ctx.gpus.indexOf(gpu);
+  const scores = sortedCandidates(ctx, start, sortNet ? netIndex(ctx, graph.inter[graph.nChannels * 2]!) : -1).filter((s) => !ctx.gpus[s.g]!.used.has(graph.nChannels));
   const sameIntra = scores.every((s) => s.intraBw === scores[0]!.intraBw && s.intraNhops === scores[0]!.intraNhops);
   let next = sortNet === -1 && sameIntra ? scores.map((s) => s.g).reverse() : scores.map((s) => s.g);
   if (ctx.sys.nodes[NT.NVS]!.length) {
@@ -346,7 +369,7 @@ function selectNets(ctx: Ctx, typeInter: number, gpu: number): number[] {
 }
 function selectNetsOnce(ctx: Ctx, typeInter: number, gpu: number): number[] {
   const nets = prefNets(ctx, gpu);
-  const policy = ctx.env.netDevsPolicy;
+  const policy = ctx.sys.profile.netDevsPolicy ? ctx.env.netDevsPolicy : 'AUTO';
   let max = typeof policy === 'number' ? policy : 0;
   if (gpu === -1) max *= ctx.gpus.length;
   if (typeof policy !== 'number') max = 640;
@@ -552,7 +575,8 @@ export function newGraph(id: number, pattern: number, minChannels: number, maxCh
 /** ncclTopoCompute: search `graph` (its id, pattern and channel bounds set) on the system. */
 export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   const gpus = sys.nodes[NT.GPU]!;
-  const ctx: Ctx = { sys, env, gpus, nets: sys.nodes[NT.NET]!, netLists: new Map() };
+  const nets = sys.nodes[NT.NET]!;
+  const ctx: Ctx = { sys, env, gpus, nets, netLists: new Map(), sorted: new Map(), netByDev: new Map(nets.map((n, i) => [n.net!.dev, i])) };
   const devs = sys.profile.devNodes ? sys.nodes[NT.DEV]! : gpus;
   const ccMin = Math.min(...devs.map(smOf));
   const ngpus = gpus.length;
@@ -571,7 +595,7 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
     ({ min: minTypeInter, max: maxTypeInter } = gpuPathRange(ctx, NT.NET));
     maxTypeIntra = maxTypeInter;
   }
-  if (ccMin < 90) maxTypeInter = PT.SYS;
+  if (sys.profile.ampereInterSys && ccMin < 90) maxTypeInter = PT.SYS;
   graph.typeIntra = minTypeIntra;
   graph.typeInter = minTypeInter;
   graph.nChannels = 0;
@@ -587,7 +611,8 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
 
   const tmp = newGraph(0, 0, 0, 0, ngpus);
   copyGraph(tmp, graph);
-  const speeds = (sys.inter === 0 ? (ccMin >= 100 ? SPEED.sm100Intra : ccMin >= 90 ? SPEED.sm90Intra : SPEED.intra) : ccMin >= 100 ? SPEED.sm100Inter : ccMin >= 90 ? SPEED.sm90Inter : SPEED.inter).map(f32);
+  const v2 = sys.profile.sm100SpeedsV2;
+  const speeds = (sys.inter === 0 ? (ccMin >= 100 ? (v2 ? SPEED.sm100Intra : SPEED.sm100IntraV1) : ccMin >= 90 ? SPEED.sm90Intra : SPEED.intra) : ccMin >= 100 ? (v2 ? SPEED.sm100Inter : SPEED.sm100InterV1) : ccMin >= 90 ? SPEED.sm90Inter : SPEED.inter).map(f32);
   const nspeeds = speeds.length;
   let pass = 1;
   let si = 0;
@@ -679,6 +704,14 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
 
   if (graph.nChannels === 0 && graph.collNet === 0 && graph.pattern !== PATTERN.NVLS) {
     for (let i = 0; i < ngpus; i++) graph.intra[i] = gpus[i]!.gpu!.rank;
+    if (!sys.profile.fallbackSelectNets) {
+      // Before 2.29.2: NET 0 both ways, everything SYS at 0.1 GB/s.
+      graph.inter[0] = graph.inter[1] = 0;
+      graph.bwIntra = graph.bwInter = f32(0.1);
+      graph.typeIntra = graph.typeInter = PT.SYS;
+      graph.nChannels = 1;
+      return;
+    }
     graph.bwIntra = f32(0.1);
     graph.typeIntra = PT.SYS;
     const first = selectNets(ctx, -1, 0);
