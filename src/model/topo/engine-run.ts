@@ -29,6 +29,8 @@ export interface EngineInput {
   collnet?: boolean;
   /** Run the NVLS search (the driver and NCCL_NVLS_ENABLE allow it; the search itself needs NVSwitch and sm ≥ 90). */
   nvls?: boolean;
+  /** Run the graph search (default true); without it `graphs` is empty. */
+  search?: boolean;
 }
 
 export interface EngineChannel {
@@ -146,18 +148,19 @@ export function runEngine(input: EngineInput): EngineResult {
   const nets = sys.nodes[NT.NET]!;
   const name = (t: number) => PT_NAMES[t] ?? '?';
   const n = gpus.length;
+  const search = input.search !== false;
   const ring = newGraph(GRAPH_IDS.ring, PATTERN.RING, 1, 32, n);
-  compute(sys, ring, env);
+  if (search) compute(sys, ring, env);
   const tree = newGraph(GRAPH_IDS.tree, PATTERN.BALANCED_TREE, ring.nChannels, ring.nChannels, n);
-  compute(sys, tree, env);
+  if (search) compute(sys, tree, env);
   const chain = newGraph(GRAPH_IDS.collnetChain, PATTERN.TREE, ring.nChannels, ring.nChannels, n, 1);
   const direct = newGraph(GRAPH_IDS.collnetDirect, PATTERN.COLLNET_DIRECT, 1, 64, n, 1);
-  if (input.collnet) {
+  if (search && input.collnet) {
     compute(sys, chain, env);
     compute(sys, direct, env);
   }
   const nvls = newGraph(GRAPH_IDS.nvls, PATTERN.NVLS, 1, 64, n);
-  if (input.nvls !== false) compute(sys, nvls, env);
+  if (search && input.nvls !== false) compute(sys, nvls, env);
   return {
     inter: sys.inter,
     nvs: sys.nodes[NT.NVS]!.length,
@@ -174,6 +177,6 @@ export function runEngine(input: EngineInput): EngineResult {
       return { type: name(p.type), bw: p.bw, hops: p.list.length };
     })),
     localNets: gpus.map((g) => [0, 1, 2, 3].map((c) => (nets.length ? nets[localNet(sys, g.gpu!.rank, c, env)]!.net!.dev : -1))),
-    graphs: [ring, tree, direct, chain, nvls].map((g) => graphOut(g, gpus.length)),
+    graphs: search ? [ring, tree, direct, chain, nvls].map((g) => graphOut(g, gpus.length)) : [],
   };
 }

@@ -13,9 +13,12 @@ import { chooseVersion } from '../nccl/version-choice.js';
 import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
-import { buildSystem, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
+import { buildSystem, pathsTo, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
-import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
+import { parseXml, topoFromXml, type TopoFromXml, type XmlNode } from './xml-read.js';
+import { checkXmlVersion, runEngine, type EngineGraph } from './engine-run.js';
+import { NcclInitError } from './engine.js';
+import { topoProfileFor } from './profile.js';
 import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
 
 export interface TopoOverrides {
@@ -96,6 +99,37 @@ export interface TopoPair {
   gdr: GdrDecision | null;
 }
 
+/** One graph of NCCL's search (search.cc ncclTopoCompute), as NCCL_GRAPH_DUMP_FILE shows it. */
+export interface TopoGraphReport {
+  name: 'ring' | 'tree' | 'nvls' | 'collnetDirect' | 'collnetChain';
+  id: number;
+  /** NCCL's pattern: RING, BALANCED_TREE, SPLIT_TREE, TREE, NVLS, COLLNET_DIRECT. */
+  pattern: string;
+  nChannels: number;
+  bwIntra: number;
+  bwInter: number;
+  typeIntra: string;
+  typeInter: string;
+  crossNic: number;
+  /** Each channel: its GPUs by index (= rank) in order, and the NET devices it enters and leaves by (null within one node). */
+  channels: { gpus: number[]; nics: [number, number] | null }[];
+}
+
+/** NCCL's graph search on this topology, for a job of `nodes` nodes laid out like this one. */
+export interface TopoJobGraphs {
+  nodes: number;
+  /** The graphs NCCL computes (NVLS only with NVSwitch and sm ≥ 90; CollNet only with a CollNet plugin, not modelled). */
+  graphs: TopoGraphReport[];
+}
+
+export interface TopoGraphs {
+  /** What the search ran on (the topology file). */
+  source: string;
+  /** The NET devices the search numbers channels with: NCCL's device index and name. */
+  nets: { dev: number; name: string }[];
+  jobs: TopoJobGraphs[];
+}
+
 export interface TopoReport {
   ncclVersion: string;
   versionSource: string;
@@ -114,6 +148,11 @@ export interface TopoReport {
    * out like this one, and the GPU that proxies it (g, or a PXN relay).
    */
   p2p: { nic: number | null; proxy: number }[][];
+  /** gpuPaths[g][h]: NCCL's path type and bandwidth from GPU g to GPU h. */
+  gpuPaths: { path: PathName; bwGBs: number }[][];
+  /** NCCL's graph search (rings, trees, NVLS) with each channel's NICs; null with the reason in `graphsUnavailable`. */
+  graphs: TopoGraphs | null;
+  graphsUnavailable: string | null;
   findings: Finding[];
   notes: string[];
 }
@@ -192,6 +231,46 @@ function linkState(f: TopoFunction | undefined, gpu = false): LinkState | null {
 }
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
+
+const PATTERN_NAMES: Record<number, string> = { 1: 'BALANCED_TREE', 2: 'SPLIT_TREE', 3: 'TREE', 4: 'RING', 5: 'NVLS', 6: 'COLLNET_DIRECT' };
+const GRAPH_NAMES: Record<number, TopoGraphReport['name']> = { 0: 'ring', 1: 'tree', 2: 'collnetChain', 3: 'nvls', 4: 'collnetDirect' };
+
+/** The graph engine on the topology file NCCL reads, for jobs of 1 and 2 nodes: the graphs and the GPU ↔ GPU paths, or why not. */
+export function fileGraphs(system: XmlNode, source: string, vars: Record<string, string | undefined>, profile: Profile): { graphs: TopoGraphs; gpuPaths: { path: PathName; bwGBs: number }[][] } | { unavailable: string } {
+  const tp = topoProfileFor(profile.version);
+  let jobs: { nodes: number; r: ReturnType<typeof runEngine> }[];
+  try {
+    jobs = [1, 2].map((nodes) => ({ nodes, r: runEngine({ system, nodes, vars, profile: tp }) }));
+  } catch (e) {
+    if (e instanceof NcclInitError) return { unavailable: `${source}: ${e.message} (NCCL fills it from NVML or the network plugin on the node, which ncclx does not read)` };
+    throw e;
+  }
+  const first = jobs[0]!.r;
+  if (!first.gpus.length) return { unavailable: `${source} has no <gpu> element: NCCL fills the GPUs from NVML on the node, which ncclx does not read` };
+  // The engine's GPUs are in the file's order; ranks are PCI order, the report's GPU indexes.
+  const byRank = [...first.gpus.keys()].sort((a, b) => first.gpus[a]!.rank - first.gpus[b]!.rank);
+  const gpuPaths = byRank.map((i) => byRank.map((j) => ({ path: first.gpuGpu[i]![j]!.type as PathName, bwGBs: Math.round(first.gpuGpu[i]![j]!.bw * 10) / 10 })));
+  const graph = (g: EngineGraph, inter: boolean): TopoGraphReport => ({
+    name: GRAPH_NAMES[g.id] ?? 'ring',
+    id: g.id,
+    pattern: PATTERN_NAMES[g.pattern] ?? String(g.pattern),
+    nChannels: g.nChannels,
+    bwIntra: Math.round(g.bwIntra * 1000) / 1000,
+    bwInter: Math.round(g.bwInter * 1000) / 1000,
+    typeIntra: g.typeIntra,
+    typeInter: g.typeInter,
+    crossNic: g.crossNic,
+    channels: g.channels.map((c) => ({ gpus: g.id === 3 ? c.ranks.slice(0, 1) : c.ranks, nics: inter ? c.net : null })),
+  });
+  return {
+    gpuPaths,
+    graphs: {
+      source,
+      nets: jobs[1]!.r.nets.map((n) => ({ dev: n.dev, name: n.name })),
+      jobs: jobs.map(({ nodes, r }) => ({ nodes, graphs: r.graphs.filter((g) => g.nChannels > 0 || g.id <= 1).map((g) => graph(g, r.inter === 1)) })),
+    },
+  };
+}
 
 /**
  * The distance ncclTopoCheckGdr compares with the level: a NIC behind the CPU
@@ -304,14 +383,37 @@ function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null)
  * the file's tree first, and /sys for what it does not hold. Null when no file
  * applies; `note` says what happened to it.
  */
-export function withTopoFile(topo: TopoPart, vars: Record<string, string | undefined>, o: TopoOverrides): { topo: TopoPart; nets: Map<string, string> | null; note: string | null } {
+export interface TopoFileUse {
+  topo: TopoPart;
+  nets: Map<string, string> | null;
+  note: string | null;
+  /** The file's <system>, as parsed (for the graph engine). */
+  system?: XmlNode;
+  /** NCCL refuses the file and its initialisation fails (xml.cc ncclTopoXmlLoadSystem): the WARN and the result. */
+  refused?: { source: string; warn: string; result: string };
+}
+
+export function withTopoFile(topo: TopoPart, vars: Record<string, string | undefined>, o: TopoOverrides): TopoFileUse {
   const wanted = o.topoFile ?? (vars['NCCL_TOPO_FILE'] ? (topo.topoFiles?.find((f) => f.path === vars['NCCL_TOPO_FILE']) ?? { path: vars['NCCL_TOPO_FILE']!, text: null, error: 'not read when the snapshot was taken' }) : null);
   if (!wanted) return { topo, nets: null, note: null };
   const source = o.topoFile ? `--topo-file ${wanted.path}` : `NCCL_TOPO_FILE=${wanted.path}`;
   if (wanted.text === null) return { topo, nets: null, note: `${source}: ${'error' in wanted ? wanted.error : 'unreadable'}; NCCL says "Could not open XML topology file" and detects from /sys` };
   let parsed: TopoFromXml;
+  let system: XmlNode;
   try {
-    parsed = topoFromXml(parseXml(wanted.text, source), source);
+    system = parseXml(wanted.text, source);
+  } catch (e) {
+    if (o.topoFile) throw e;
+    return { topo, nets: null, note: `${source}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  try {
+    checkXmlVersion(system);
+  } catch (e) {
+    if (!(e instanceof NcclInitError)) throw e;
+    return { topo, nets: null, note: `${source}: NCCL refuses it ("${e.message}") and its initialisation fails (${e.result})`, refused: { source, warn: e.message, result: e.result } };
+  }
+  try {
+    parsed = topoFromXml(system, source);
   } catch (e) {
     if (o.topoFile) throw e;
     return { topo, nets: null, note: `${source}: ${e instanceof Error ? e.message : String(e)}` };
@@ -327,7 +429,7 @@ export function withTopoFile(topo: TopoPart, vars: Record<string, string | undef
     nvlink: x.nvlink ?? topo.nvlink ?? null,
   };
   const extra = topo.gpus.filter((g) => !x.gpus.includes(g));
-  return { topo: merged, nets: parsed.nets, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
+  return { topo: merged, nets: parsed.nets, system, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
 }
 
 /** The topology rules of this release under these variables: one place for topo, the doctor and compare. */
@@ -382,11 +484,23 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     host: snapshot.host.hostname,
   };
   const topo0 = snapshot.pci?.topology;
-  if (!topo0) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: [] };
+  const none = { gpus: [], nics: [], matrix: [], pairs: [], p2p: [], gpuPaths: [], graphs: null };
+  if (!topo0) return { ...base, ...none, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', graphsUnavailable: 'no topology', findings: [], notes: [] };
   // No GPU: nothing to place (and the IB model is not built for it).
-  if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
+  if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, ...none, unavailable: null, graphsUnavailable: 'no NVIDIA GPU', findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
   const env = withFlags(effectiveEnv(snapshot.env, profile), topoFlags(o));
   const file = withTopoFile(topo0, env.vars, o);
+  if (file.refused) {
+    const f = file.refused;
+    return {
+      ...base,
+      ...none,
+      unavailable: null,
+      graphsUnavailable: 'NCCL does not initialise',
+      findings: [{ id: 'TOPO-015', severity: 'error', message: `${f.source}: NCCL refuses this topology file ("${f.warn}") and every communicator's initialisation fails with ${f.result}: the job does not start`, remediation: advise('Write the file as <system version="1"> (the only version NCCL reads; `ncclx topo --xml` writes one), or unset NCCL_TOPO_FILE') }],
+      notes: [file.note ?? ''],
+    };
+  }
   const topo = file.topo;
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const rules = topoRules(profile, env.vars, topo);
@@ -521,6 +635,9 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   // Fused NICs: the IB model's own findings, the same words as `ncclx ib` and the doctor (one decision):
   // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036), a vNIC NCCL cannot place (IB-037) or never reads (IB-038).
   if (ib) for (const f of ib.report.findings) if (['IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
+  // NCCL's graph search runs on a topology file that carries the GPUs' attributes; the PCI model's GPU ↔ GPU paths otherwise.
+  const fg = file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : { unavailable: 'the graph search is modelled on an NCCL topology file (--topo-file, NCCL_TOPO_FILE); ncclx does not read the GPUs\' compute capability and NVLinks from NVML' };
+  const gpuPaths = 'gpuPaths' in fg && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);
   return {
     ...base,
     unavailable: null,
@@ -529,6 +646,9 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     matrix: matrix.map((row) => row.map((p) => ({ path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10 }))),
     pairs,
     p2p,
+    gpuPaths,
+    graphs: 'graphs' in fg ? fg.graphs : null,
+    graphsUnavailable: 'unavailable' in fg ? fg.unavailable : null,
     findings,
     notes: [
       ...(file.note ? [file.note] : []),
@@ -545,6 +665,16 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       `the NIC per GPU is ncclTopoGetLocalNet's choice (${typeof rule === 'object' ? `≥ 2.18.5: CUDA index${rule.modGpus ? ' modulo the GPUs sharing the NICs (2.30.7),' : ''} bit-mirrored over the local NICs, channels spread over ${rule.netsPerGpu === 'AUTO' ? 'its share of them' : rule.netsPerGpu === 'ALL' ? 'all of them (NCCL_NETDEVS_POLICY=ALL)' : `at most ${rule.netsPerGpu} (NCCL_NETDEVS_POLICY=MAX:${rule.netsPerGpu})`}` : rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
     ],
   };
+}
+
+/** GPU ↔ GPU paths of the PCI model (NVLinks from nvidia-smi), in the report's GPU order. */
+function pciGpuPaths(sys: TopoSystem): { path: PathName; bwGBs: number }[][] {
+  // pathsTo(h) holds every node's path to h: the column of h.
+  const to = sys.gpus.map((h) => pathsTo(sys, h));
+  return sys.gpus.map((g) => sys.gpus.map((_, h) => {
+    const p = to[h]!.get(g)!;
+    return { path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10 };
+  }));
 }
 
 /** compare's GPU → NIC facts for a node, under the same rules and GPUDirect RDMA judgement as `ncclx topo`. */
