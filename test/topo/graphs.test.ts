@@ -98,6 +98,16 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['pathTypeFirst', '2.30.6', '2.30.7'],
     ['localCpuByBw', '2.30.6', '2.30.7'],
     ['localNetModGpus', '2.30.6', '2.30.7'],
+    ['intelSrpErp', '2.26.1', '2.26.2'],
+    ['searchTypeRanges', '2.25.0', '2.25.1'],
+    ['searchArity', '2.25.0', '2.25.1'],
+    ['sm100Speeds', '2.25.0', '2.25.1'],
+    ['splitNvLink', '2.26.1', '2.26.2'],
+    ['netLocalGpuStart', '2.27.4', '2.27.5'],
+    ['nvbDisableParam', '2.9.8', '2.9.9'],
+    ['p2pPxnC2c', '2.27.5', '2.27.6'],
+    ['pxnC2cParam', '2.27.2', '2.27.3'],
+    ['gdrC2cParam', '2.26.1', '2.26.2'],
   ] as [keyof TopoProfile, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
     expect(flag(k, before)).toBe(false);
     expect(flag(k, from)).toBe(true);
@@ -109,6 +119,15 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['gdrC2cDefault', '2.27.2', 0, '2.27.3', 1],
     ['gdrC2cRule', '2.27.2', 'none', '2.27.3', 'c2c-distance'],
     ['gdrC2cRule', '2.29.1', 'c2c-distance', '2.29.2', 'p2c-level'],
+    ['pxnMode', '2.12.6', 'none', '2.12.7', 'first-peer'],
+    ['pxnMode', '2.18.0', 'first-peer', '2.18.1', 'local-gpu'],
+    ['localNetSpread', '2.18.0', 'modulo', '2.18.1', 'mask'],
+    ['localNetSpread', '2.18.4', 'mask', '2.18.5', 'mirror'],
+    ['gdrLogWhere', '2.27.2', 'INFO NET', '2.27.3', 'INFO GRAPH|NET'],
+    ['gdrLogWhere', '2.30.2', 'INFO GRAPH|NET', '2.30.3', 'TRACE (not printed by release builds)'],
+    ['pathTypes', '2.26.1', [0, 1, 2, 4, 5, 7, 8, 9], '2.26.2', [0, 1, 2, 3, 4, 5, 7, 8, 9]],
+    ['pathTypes', '2.27.2', [0, 1, 2, 3, 4, 5, 7, 8, 9], '2.27.3', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]],
+    ['logPathOrder', '2.27.4', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET'], '2.27.5', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']],
   ] as [keyof TopoProfile, string, unknown, string, unknown][])('%s: %s at %s, %s at %s', (k, before, a, from, b) => {
     expect(flag(k, before)).toEqual(a);
     expect(flag(k, from)).toEqual(b);

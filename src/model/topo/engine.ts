@@ -284,7 +284,8 @@ function addCpu(sys: GSystem, x: XmlNode): void {
     if (vendor === CPU_VENDOR.INTEL) {
       const fam = cInt(need(x, 'familyid'));
       const mod = cInt(need(x, 'modelid'));
-      model = fam === 6 && mod >= 0xcf ? INTEL_MODEL.ERP : fam === 6 && mod >= 0x8f ? INTEL_MODEL.SRP : fam === 6 && mod >= 0x55 ? INTEL_MODEL.SKL : INTEL_MODEL.BDW;
+      const late = sys.profile.intelSrpErp;
+      model = late && fam === 6 && mod >= 0xcf ? INTEL_MODEL.ERP : late && fam === 6 && mod >= 0x8f ? INTEL_MODEL.SRP : fam === 6 && mod >= 0x55 ? INTEL_MODEL.SKL : INTEL_MODEL.BDW;
     } else if (vendor === CPU_VENDOR.ZHAOXIN) {
       const fam = cInt(need(x, 'familyid'));
       const mod = cInt(need(x, 'modelid'));

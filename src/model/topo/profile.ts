@@ -53,6 +53,36 @@ export interface TopoProfile {
   netDevsPolicy: boolean;
   /** 2.30.7: ncclTopoGetLocalNet takes the GPU's index modulo the GPUs local to the first NET. */
   localNetModGpus: boolean;
+  /** ≥ 2.26.2: Intel Sapphire (model ≥ 0x8f, 22 GB/s) and Emerald Rapids (≥ 0xcf, 40 GB/s) between sockets; before, Skylake or Broadwell only. */
+  intelSrpErp: boolean;
+  /** ≥ 2.25.1: the search's path types range over what the GPUs' paths have (min/max); before, NVL (LOC alone) and PIX up to SYS. */
+  searchTypeRanges: boolean;
+  /** ≥ 2.25.1: NVLS at most 32 heads, CollNet direct at most 8; before, one per GPU. */
+  searchArity: boolean;
+  /** ≥ 2.26.2: a ring over two NVLink domains joined by a slower link needs 2 channels. */
+  splitNvLink: boolean;
+  /** ≥ 2.25.1: sm 100 speed arrays (before, sm ≥ 90 shared sm 90's). */
+  sm100Speeds: boolean;
+  /** ≥ 2.27.5: the inter-node search starts each NET's channel from its local GPU(s), replaying only with sameChannels; before, from the GPUs of best bandwidth then fewest hops, in turn. */
+  netLocalGpuStart: boolean;
+  /** The path types this release has, in its order (C2C from 2.26.2, P2C from 2.27.3): the search steps through them. */
+  pathTypes: readonly number[];
+  /** The path names in the numbering NCCL prints (e.g. "distance 4 <= 5"): 2.27.3–2.27.4 put PXN before P2C, 2.27.5 after. */
+  logPathOrder: readonly string[];
+  /** ≥ 2.9.9: NCCL_NVB_DISABLE exists. */
+  nvbDisableParam: boolean;
+  /** PXN and ncclTopoGetNetDev's peer NIC: none before 2.12.7, the peer's own NIC / first GPU whose NIC it is (2.12.7–2.18.0), the local GPU of the NIC (≥ 2.18.1). */
+  pxnMode: 'none' | 'first-peer' | 'local-gpu';
+  /** ≥ 2.27.6: ncclTopoGetNetDev accepts a relay at P2C with NCCL_PXN_C2C. */
+  p2pPxnC2c: boolean;
+  /** ≥ 2.27.3: NCCL_PXN_C2C exists. */
+  pxnC2cParam: boolean;
+  /** ≥ 2.26.2: NCCL_NET_GDR_C2C exists. */
+  gdrC2cParam: boolean;
+  /** ncclTopoGetLocalNet's spreading: modulo (before 2.18.1), mask (2.18.1–2.18.4), mirror (≥ 2.18.5). */
+  localNetSpread: 'modulo' | 'mask' | 'mirror';
+  /** Where the GPUDirect RDMA decision is logged: TRACE from 2.30.3, INFO GRAPH|NET from 2.27.3, INFO NET before. */
+  gdrLogWhere: string;
 }
 
 export function topoProfileFor(version: NcclVersion): TopoProfile {
@@ -82,5 +112,27 @@ export function topoProfileFor(version: NcclVersion): TopoProfile {
     fallbackSelectNets: at('2.29.2'),
     netDevsPolicy: at('2.28.3'),
     localNetModGpus: at('2.30.7'),
+    intelSrpErp: at('2.26.2'),
+    searchTypeRanges: at('2.25.1'),
+    searchArity: at('2.25.1'),
+    splitNvLink: at('2.26.2'),
+    sm100Speeds: at('2.25.1'),
+    netLocalGpuStart: at('2.27.5'),
+    // PT values: LOC 0, NVL 1, NVB 2, C2C 3, PIX 4, PXB 5, P2C 6, PXN 7, PHB 8, SYS 9.
+    pathTypes: at('2.27.3') ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] : at('2.26.2') ? [0, 1, 2, 3, 4, 5, 7, 8, 9] : [0, 1, 2, 4, 5, 7, 8, 9],
+    logPathOrder: at('2.27.5')
+      ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']
+      : at('2.27.3')
+        ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET']
+        : at('2.26.2')
+          ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET']
+          : ['LOC', 'NVL', 'NVB', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET'],
+    nvbDisableParam: at('2.9.9'),
+    pxnMode: !at('2.12.7') ? 'none' : at('2.18.1') ? 'local-gpu' : 'first-peer',
+    p2pPxnC2c: at('2.27.6'),
+    pxnC2cParam: at('2.27.3'),
+    gdrC2cParam: at('2.26.2'),
+    localNetSpread: !at('2.18.1') ? 'modulo' : at('2.18.5') ? 'mirror' : 'mask',
+    gdrLogWhere: at('2.30.3') ? 'TRACE (not printed by release builds)' : at('2.27.3') ? 'INFO GRAPH|NET' : 'INFO NET',
   };
 }

@@ -10,7 +10,7 @@ import { atoi, parseNcclInt, strtoll0 } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
-import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
+import { profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
 import { buildSystem, pathsTo, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
@@ -162,15 +162,7 @@ const C2C_GPUS = new Set(['0x2342', '0x2348', '0x2941', '0x2e12']);
 
 /** Distance numbers NCCL prints, by version (nccl-behavior.md §5). */
 function distanceNumber(p: PathName, profile: Profile): number {
-  const v = profile.version;
-  const order = atLeast(v, '2.27.5')
-    ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']
-    : atLeast(v, '2.27.3')
-      ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET']
-      : atLeast(v, '2.26.2')
-        ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET']
-        : ['LOC', 'NVL', 'NVB', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET'];
-  return order.indexOf(p);
+  return topoProfileFor(profile.version).logPathOrder.indexOf(p);
 }
 
 /**
@@ -193,7 +185,7 @@ export function ncclLevel(raw: string | undefined, profile: Profile): { level: P
 export function gdrLevel(raw: string | undefined, profile: Profile, gdrC2c = false): { level: PathName; source: string } {
   const l = ncclLevel(raw, profile);
   if (l) return { level: l.level, source: l.legacy ? `NCCL_NET_GDR_LEVEL=${raw} (legacy integer → ${l.level})` : `NCCL_NET_GDR_LEVEL=${raw}` };
-  const p2c = gdrC2c && atLeast(profile.version, '2.29.2');
+  const p2c = gdrC2c && topoProfileFor(profile.version).gdrC2cRule === 'p2c-level';
   const dflt = p2c ? 'default with NCCL_NET_GDR_C2C' : 'default';
   if (raw === undefined) return { level: p2c ? 'P2C' : 'PXB', source: dflt };
   return { level: p2c ? 'P2C' : 'PXB', source: `${dflt} (NCCL_NET_GDR_LEVEL=${raw} is not a level this NCCL knows: ignored)` };
@@ -201,7 +193,7 @@ export function gdrLevel(raw: string | undefined, profile: Profile, gdrC2c = fal
 
 /** Whether ncclTopoCheckGdr counts a C2C GPU's CPU-side NIC as C2C (2.26.2–2.28.x with NCCL_NET_GDR_C2C); from 2.29.2 the default level is P2C instead. */
 export function gdrCountsC2c(profile: Profile, gdrC2c: boolean): boolean {
-  return gdrC2c && !atLeast(profile.version, '2.29.2');
+  return gdrC2c && topoProfileFor(profile.version).gdrC2cRule !== 'p2c-level';
 }
 
 /**
@@ -295,9 +287,9 @@ export function nicGdrSupport(status: string): boolean | null {
 
 /** PXN by release and NCCL_PXN_DISABLE (an NCCL_PARAM integer, strtoll base 0; 1 disables). */
 export function pxnRule(profile: Profile, disable: string | undefined): PxnRule {
-  if (!atLeast(profile.version, '2.12.7')) return 'none';
-  if (parseNcclInt(disable, 0).value === 1) return 'none';
-  return atLeast(profile.version, '2.18.1') ? 'local-gpu' : 'first-peer';
+  const mode = topoProfileFor(profile.version).pxnMode;
+  if (mode === 'none' || parseNcclInt(disable, 0).value === 1) return 'none';
+  return mode;
 }
 
 /**
@@ -307,20 +299,21 @@ export function pxnRule(profile: Profile, disable: string | undefined): PxnRule 
  * turns it off.
  */
 export function nvbRule(profile: Profile, disable: string | undefined): boolean {
-  if (!atLeast(profile.version, '2.8.3')) return false;
-  return !atLeast(profile.version, '2.9.9') || parseNcclInt(disable, 0).value === 0;
+  const tp = topoProfileFor(profile.version);
+  if (!tp.nvb) return false;
+  return !tp.nvbDisableParam || parseNcclInt(disable, 0).value === 0;
 }
 
 /** ncclTopoGetNetDev's point-to-point terms for this release and environment (system.ts P2pTerms). */
 export function p2pTerms(profile: Profile, vars: Record<string, string | undefined>, rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean): P2pTerms {
-  const v = profile.version;
+  const tp = topoProfileFor(profile.version);
   return {
-    mode: !atLeast(v, '2.12.7') ? 'none' : atLeast(v, '2.18.1') ? 'local-gpu' : 'peer-netdev',
+    mode: tp.pxnMode === 'none' ? 'none' : tp.pxnMode === 'local-gpu' ? 'local-gpu' : 'peer-netdev',
     crossNic: parseNcclInt(vars['NCCL_CROSS_NIC'], 2).value,
     pxnLevel: rules.pxn === 'none' ? 0 : parseNcclInt(vars['NCCL_P2P_PXN_LEVEL'], 2).value,
     // search.cc took NCCL_PXN_C2C into its point-to-point check from 2.27.6.
-    pxnType: atLeast(v, '2.27.6') ? rules.pxnType : PATH.PXB,
-    relayGdr: atLeast(v, '2.30.3') ? gdrOk : null,
+    pxnType: tp.p2pPxnC2c ? rules.pxnType : PATH.PXB,
+    relayGdr: tp.pxnRelayGdr ? gdrOk : null,
     p2pLevel: rules.p2pLevel,
     localRule: rules.local,
   };
@@ -341,10 +334,10 @@ function p2pRuleText(t: P2pTerms, pxnDisabled: boolean): string {
 
 /** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule), under NCCL_NETDEVS_POLICY (≥ 2.28.3). */
 export function localNetRule(profile: Profile, netdevsPolicy?: string): LocalNetRule {
-  const v = profile.version;
-  if (!atLeast(v, '2.18.5')) return atLeast(v, '2.18.1') ? 'mask' : 'modulo';
-  if (!atLeast(v, '2.28.3')) return 'mirror';
-  return { modGpus: atLeast(v, '2.30.7'), netsPerGpu: netDevsPolicy(netdevsPolicy) };
+  const tp = topoProfileFor(profile.version);
+  if (tp.localNetSpread !== 'mirror') return tp.localNetSpread;
+  if (!tp.netDevsPolicy) return 'mirror';
+  return { modGpus: tp.localNetModGpus, netsPerGpu: netDevsPolicy(netdevsPolicy) };
 }
 
 /** NCCL_NETDEVS_POLICY as getNetDevsPolicyOnce reads it: AUTO or ALL (any case), MAX:n with atoi(n) > 0; anything else AUTO. */
@@ -363,7 +356,7 @@ function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rule
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const used = ib?.selection.transport.used ? ib.selection : null;
   const devices = placedByFile(used?.devices ?? [], fileNets);
-  return { ib, sys: fuseNets(buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), netFusion(used, profile), topo) };
+  return { ib, sys: fuseNets(buildSystem(topo, devices, rules), netFusion(used, profile), topo) };
 }
 
 /** The NETs NCCL fuses, as ncclx ib's mergeDevices decides them (one decision for both commands). */
@@ -434,27 +427,28 @@ export function withTopoFile(topo: TopoPart, vars: Record<string, string | undef
 
 /** The topology rules of this release under these variables: one place for topo, the doctor and compare. */
 export function topoRules(profile: Profile, vars: Record<string, string | undefined>, topo: TopoPart): TopoRules {
-  const v = profile.version;
+  const tp = topoProfileFor(profile.version);
   const c2cGpus = new Set(topo.functions.filter((f) => topo.gpus.includes(f.bdf) && C2C_GPUS.has((f.device ?? '').toLowerCase())).map((f) => f.bdf));
   return {
     local: localNetRule(profile, vars['NCCL_NETDEVS_POLICY']),
     pxn: pxnRule(profile, vars['NCCL_PXN_DISABLE']),
-    pxnType: atLeast(v, '2.27.3') && parseNcclInt(vars['NCCL_PXN_C2C'], atLeast(v, '2.28.3') ? 1 : 0).value !== 0 ? PATH.P2C : PATH.PXB,
-    c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
-    p2c: atLeast(v, '2.27.3'),
-    bcm: atLeast(v, '2.20.3') ? 'gen4+gen5' : atLeast(v, '2.9.6') ? 'gen4' : 'none',
+    pxnType: tp.pxnC2cParam && parseNcclInt(vars['NCCL_PXN_C2C'], tp.pxnC2cDefault).value !== 0 ? PATH.P2C : PATH.PXB,
+    c2c: { gpus: c2cGpus, link: tp.c2cLinks ? tp.c2cLinkType : 'none' },
+    p2c: tp.p2cPaths,
+    bcm: tp.bcmGen5 ? 'gen4+gen5' : tp.bcmGen4 ? 'gen4' : 'none',
     nvb: nvbRule(profile, vars['NCCL_NVB_DISABLE']),
-    pxnAvoid: atLeast(v, '2.27.6') ? PATH.PXN : PATH.PXB,
-    pxnRelayGdr: !atLeast(v, '2.30.3') ? 'none' : parseNcclInt(vars['NCCL_NET_GDR_READ'], -2).value === 0 ? 'forbidden' : 'required',
+    pxnAvoid: tp.pxnAvoid === 'PXN' ? PATH.PXN : PATH.PXB,
+    pxnRelayGdr: !tp.pxnRelayGdr ? 'none' : parseNcclInt(vars['NCCL_NET_GDR_READ'], -2).value === 0 ? 'forbidden' : 'required',
     p2pLevel: ((l) => (l ? PATH[l] : null))(p2pLevel(vars, profile)),
-    pathTypeFirst: atLeast(v, '2.30.7'),
+    pathTypeFirst: tp.pathTypeFirst,
   };
 }
 
 /** ncclTopoCheckGdr's C2C rule: NCCL_NET_GDR_C2C, an NCCL_PARAM integer (default 0 in 2.26, 1 from 2.27.3; absent before 2.26). */
 export function netGdrC2c(profile: Profile, vars: Record<string, string | undefined>): boolean {
-  if (!atLeast(profile.version, '2.26.2')) return false;
-  return parseNcclInt(vars['NCCL_NET_GDR_C2C'], atLeast(profile.version, '2.27.3') ? 1 : 0).value !== 0;
+  const tp = topoProfileFor(profile.version);
+  if (!tp.gdrC2cParam) return false;
+  return parseNcclInt(vars['NCCL_NET_GDR_C2C'], tp.gdrC2cDefault).value !== 0;
 }
 
 /** The topology as an NCCL_TOPO_FILE, or why there is none. */
@@ -477,6 +471,7 @@ export function topoFlags(o: TopoOverrides): [name: string, value: string | unde
 export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
   const choice = chooseVersion(o.ncclVersion, snapshot);
   const profile = profileFor(choice.version);
+  const tp = topoProfileFor(profile.version);
   const base = {
     ncclVersion: versionString(choice.version),
     versionSource: choice.source,
@@ -541,7 +536,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const distance = name(compared) as PathName;
     const within = compared <= PATH[level];
     const numbers = `distance ${distanceNumber(distance, profile)} ${within ? '<=' : '>'} ${distanceNumber(level, profile)}`;
-    const where = atLeast(profile.version, '2.30.3') ? 'TRACE (not printed by release builds)' : atLeast(profile.version, '2.27.3') ? 'INFO GRAPH|NET' : 'INFO NET';
+    const where = tp.gdrLogWhere;
     const gdr: GdrDecision = {
       enabled: nicGdr === false ? false : within ? (nicGdr === null ? null : true) : false,
       distance,
@@ -659,10 +654,10 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...(topo.nvlink && rules.pxn !== 'none' && rules.p2pLevel !== null && rules.p2pLevel < PATH.NVL ? [`${env.vars['NCCL_P2P_DISABLE'] !== undefined && p2pLevel({ NCCL_P2P_DISABLE: env.vars['NCCL_P2P_DISABLE'] }, profile) ? `NCCL_P2P_DISABLE=${env.vars['NCCL_P2P_DISABLE']}` : `NCCL_P2P_LEVEL=${env.vars['NCCL_P2P_LEVEL']}`} sends every GPU pair through the CPU (ncclTopoCheckP2p): no GPU reaches another over NVLink, so no PXN`] : []),
       ...(topo.nvlink && rules.pxn !== 'none' && rules.pxnRelayGdr === 'forbidden' ? [`NCCL_NET_GDR_READ=0: a PXN relay must read from its GPU over GPUDirect RDMA (≥ 2.30.3), so no PXN`] : []),
       ...(topo.nvlinkStatus ? [`NVLink states from ${topo.nvlinkStatus.source}: ${gpus.filter((g) => g.nvlinks).map((g) => `GPU ${g.index} ${g.nvlinks!.active} active${g.nvlinks!.inactive.length ? `, ${g.nvlinks!.inactive.length} inactive` : ''}`).join('; ')}`] : []),
-      `point-to-point NICs are ncclTopoGetNetDev's (${p2pRuleText(terms, rules.pxn === 'none' && atLeast(profile.version, '2.12.7'))}), for a peer on a node laid out like this one`,
+      `point-to-point NICs are ncclTopoGetNetDev's (${p2pRuleText(terms, rules.pxn === 'none' && tp.pxnMode !== 'none')}), for a peer on a node laid out like this one`,
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
       ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
-      `the NIC per GPU is ncclTopoGetLocalNet's choice (${typeof rule === 'object' ? `≥ 2.18.5: CUDA index${rule.modGpus ? ' modulo the GPUs sharing the NICs (2.30.7),' : ''} bit-mirrored over the local NICs, channels spread over ${rule.netsPerGpu === 'AUTO' ? 'its share of them' : rule.netsPerGpu === 'ALL' ? 'all of them (NCCL_NETDEVS_POLICY=ALL)' : `at most ${rule.netsPerGpu} (NCCL_NETDEVS_POLICY=MAX:${rule.netsPerGpu})`}` : rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
+      `the NIC per GPU is ncclTopoGetLocalNet's choice (${typeof rule === 'object' ? `≥ 2.18.5: CUDA index${rule.modGpus ? ' modulo the GPUs sharing the NICs (2.30.7),' : ''} bit-mirrored over the local NICs, channels spread over ${rule.netsPerGpu === 'AUTO' ? 'its share of them' : rule.netsPerGpu === 'ALL' ? 'all of them (NCCL_NETDEVS_POLICY=ALL)' : `at most ${rule.netsPerGpu} (NCCL_NETDEVS_POLICY=MAX:${rule.netsPerGpu})`}` : rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : tp.pxnMode !== 'none' ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
     ],
   };
 }

@@ -488,6 +488,8 @@ function recNet(ctx: Ctx, graph: TopoGraph, save: TopoGraph, backToNet: number, 
           }
         }
       }
+    } else if (!ctx.sys.profile.netLocalGpuStart) {
+      startFromBestGpus(ctx, graph, save, n, bw, backToNet, backToFirstRank, time);
     } else if (graph.nChannels > 0 && graph.sameChannels === 1) {
       tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, FORCED.REPLAY, time, NT.NET, n, replayGpu(ctx, graph, -1));
     } else {
@@ -505,6 +507,32 @@ function recNet(ctx: Ctx, graph: TopoGraph, save: TopoGraph, backToNet: number, 
       else for (const g of locals) if (g !== lg) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, NT.NET, n, g);
     }
     if (!skipRestore) for (const x of sameAsic) x.net!.bw = f32(x.net!.bw + bw);
+  }
+}
+
+/** Before 2.27.5: replay the last channel, then (first channel, or different channels allowed) the PCI order and every GPU of best bandwidth, then fewest hops, from NET n, in turn from the channel's index. */
+function startFromBestGpus(ctx: Ctx, graph: TopoGraph, save: TopoGraph, n: number, bw: number, backToNet: number, backToFirstRank: number, time: { t: number }): void {
+  if (graph.nChannels > 0) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, FORCED.REPLAY, time, NT.NET, n, replayGpu(ctx, graph, -1));
+  if (graph.nChannels !== 0 && graph.sameChannels !== 0) return;
+  if (graph.nChannels === 0 && ctx.sys.nodes[NT.NVS]!.length === 0) {
+    const t = { t: 1 << 10 };
+    tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, FORCED.PCI, t, NT.NET, n, 0);
+    if (t.t === -1) time.t = -1;
+  }
+  const paths = ctx.nets[n]!.paths[NT.GPU]!;
+  let maxBw = 0;
+  let minHops = 0xfffffff;
+  paths.forEach((p) => {
+    if (p.bw > maxBw) {
+      maxBw = p.bw;
+      minHops = p.list.length;
+    } else if (p.bw === maxBw && p.list.length > 0 && p.list.length < minHops) minHops = p.list.length;
+  });
+  if (maxBw < bw) return;
+  const ngpus = ctx.gpus.length;
+  for (let i = 0; i < ngpus; i++) {
+    const g = (graph.nChannels + i) % ngpus;
+    if (paths[g]!.bw === maxBw && paths[g]!.list.length === minHops) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, NT.NET, n, g);
   }
 }
 
@@ -586,15 +614,21 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   graph.crossNic = crossNic === 1 ? 1 : 0;
   graph.bwIntra = graph.bwInter = 0;
   graph.latencyInter = 0;
+  const pr = sys.profile;
   let minTypeIntra: number = PT.LOC;
   let minTypeInter: number = PT.PIX;
   let maxTypeIntra: number = PT.SYS;
   let maxTypeInter: number = PT.SYS;
-  if (ngpus > 1) ({ min: minTypeIntra, max: maxTypeIntra } = gpuPathRange(ctx, NT.GPU));
-  if (sys.inter) {
-    ({ min: minTypeInter, max: maxTypeInter } = gpuPathRange(ctx, NT.NET));
-    maxTypeIntra = maxTypeInter;
+  if (!pr.searchTypeRanges) minTypeIntra = ngpus === 1 ? PT.LOC : PT.NVL;
+  else {
+    if (ngpus > 1) ({ min: minTypeIntra, max: maxTypeIntra } = gpuPathRange(ctx, NT.GPU));
+    if (sys.inter) {
+      ({ min: minTypeInter, max: maxTypeInter } = gpuPathRange(ctx, NT.NET));
+      maxTypeIntra = maxTypeInter;
+    }
   }
+  // The next path type this release has (it may lack C2C and P2C).
+  const nextType = (t: number) => pr.pathTypes.find((x) => x > t) ?? PT.NET;
   if (sys.profile.ampereInterSys && ccMin < 90) maxTypeInter = PT.SYS;
   graph.typeIntra = minTypeIntra;
   graph.typeInter = minTypeInter;
@@ -603,16 +637,17 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   graph.sameChannels = trySame;
   const cpu = sys.nodes[NT.CPU]![0]!.cpu!;
   if (p === PATTERN.NVLS && (sys.nodes[NT.NVS]!.length === 0 || ccMin < 90)) return;
-  if (p === PATTERN.NVLS) graph.maxChannels = Math.min(MAX_NVLS_ARITY, ngpus);
-  if (p === PATTERN.COLLNET_DIRECT) graph.maxChannels = Math.min(MAX_DIRECT_ARITY + 1, ngpus);
+  if (p === PATTERN.NVLS) graph.maxChannels = pr.searchArity ? Math.min(MAX_NVLS_ARITY, ngpus) : ngpus;
+  if (p === PATTERN.COLLNET_DIRECT) graph.maxChannels = pr.searchArity ? Math.min(MAX_DIRECT_ARITY + 1, ngpus) : ngpus;
   if (ngpus === 1 && graph.pattern !== PATTERN.RING) graph.pattern = PATTERN.TREE;
   if (sys.inter === 0 && graph.pattern === PATTERN.NVLS) graph.minChannels = graph.maxChannels;
-  if (graph.pattern === PATTERN.RING && splitNvLink(ctx) && graph.maxChannels >= 2 && graph.minChannels === 1) graph.minChannels = 2;
+  if (pr.splitNvLink && graph.pattern === PATTERN.RING && splitNvLink(ctx) && graph.maxChannels >= 2 && graph.minChannels === 1) graph.minChannels = 2;
 
   const tmp = newGraph(0, 0, 0, 0, ngpus);
   copyGraph(tmp, graph);
   const v2 = sys.profile.sm100SpeedsV2;
-  const speeds = (sys.inter === 0 ? (ccMin >= 100 ? (v2 ? SPEED.sm100Intra : SPEED.sm100IntraV1) : ccMin >= 90 ? SPEED.sm90Intra : SPEED.intra) : ccMin >= 100 ? (v2 ? SPEED.sm100Inter : SPEED.sm100InterV1) : ccMin >= 90 ? SPEED.sm90Inter : SPEED.inter).map(f32);
+  const sm100 = pr.sm100Speeds && ccMin >= 100;
+  const speeds = (sys.inter === 0 ? (sm100 ? (v2 ? SPEED.sm100Intra : SPEED.sm100IntraV1) : ccMin >= 90 ? SPEED.sm90Intra : SPEED.intra) : sm100 ? (v2 ? SPEED.sm100Inter : SPEED.sm100InterV1) : ccMin >= 90 ? SPEED.sm90Inter : SPEED.inter).map(f32);
   const nspeeds = speeds.length;
   let pass = 1;
   let si = 0;
@@ -648,12 +683,12 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
         tmp.pattern = graph.pattern;
         const maxIntra = sys.inter ? tmp.typeInter : maxTypeIntra;
         if (tmp.typeIntra < maxIntra && (graph.nChannels === 0 || tmp.typeIntra < graph.typeIntra)) {
-          tmp.typeIntra += 1;
+          tmp.typeIntra = nextType(tmp.typeIntra);
           if (tmp.typeIntra < PT.DIS) continue;
         }
         tmp.typeIntra = minTypeIntra;
         if (sys.inter && tmp.typeInter < maxTypeInter && (graph.nChannels === 0 || tmp.typeInter < graph.typeInter || tmp.typeInter < PT.PXN)) {
-          tmp.typeInter += 1;
+          tmp.typeInter = nextType(tmp.typeInter);
           if (tmp.typeInter < PT.DIS) continue;
         }
         tmp.typeInter = minTypeInter;
