@@ -352,10 +352,10 @@ export function netDevsPolicy(raw: string | undefined): MirrorRule['netsPerGpu']
 }
 
 /** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
-function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, profile: Profile, fileNets: Map<string, string> | null = null): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
+function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, profile: Profile, fileNets: Map<string, string> | null = null, netSpeeds?: Map<string, number>): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const used = ib?.selection.transport.used ? ib.selection : null;
-  const devices = placedByFile(used?.devices ?? [], fileNets);
+  const devices = placedByFile(used?.devices ?? [], fileNets, netSpeeds);
   return { ib, sys: fuseNets(buildSystem(topo, devices, rules), netFusion(used, profile), topo) };
 }
 
@@ -367,8 +367,10 @@ export function netFusion(selection: Pick<IbSelection, 'devices' | 'merge'> | nu
 }
 
 /** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */
-function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null): NcclIbDevice[] {
-  return nets ? devices.map((d) => (nets.has(d.dev) ? { ...d, pciPath: `/topology-file/${nets.get(d.dev)}`, pciPathIsPci: true } : d)) : devices;
+function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null, speeds?: Map<string, number>): NcclIbDevice[] {
+  // The file's speed wins over the port's rate, as NCCL keeps a <net> attribute the file already has.
+  const rate = (d: NcclIbDevice) => (speeds?.has(d.dev) ? speeds.get(d.dev)! / 1000 : d.rateGbps);
+  return nets ? devices.map((d) => (nets.has(d.dev) ? { ...d, pciPath: `/topology-file/${nets.get(d.dev)}`, pciPathIsPci: true, rateGbps: rate(d) } : d)) : devices;
 }
 
 /**
@@ -379,6 +381,8 @@ function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null)
 export interface TopoFileUse {
   topo: TopoPart;
   nets: Map<string, string> | null;
+  /** The file's <net speed>, Mb/s, by name. */
+  netSpeeds?: Map<string, number>;
   note: string | null;
   /** The file's <system>, as parsed (for the graph engine). */
   system?: XmlNode;
@@ -422,7 +426,7 @@ export function withTopoFile(topo: TopoPart, vars: Record<string, string | undef
     nvlink: x.nvlink ?? topo.nvlink ?? null,
   };
   const extra = topo.gpus.filter((g) => !x.gpus.includes(g));
-  return { topo: merged, nets: parsed.nets, system, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
+  return { topo: merged, nets: parsed.nets, netSpeeds: parsed.netSpeeds, system, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
 }
 
 /** The topology rules of this release under these variables: one place for topo, the doctor and compare. */
@@ -499,7 +503,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const topo = file.topo;
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const rules = topoRules(profile, env.vars, topo);
-  const { ib, sys } = systemOf(snapshot, topo, o, rules, profile, file.nets);
+  const { ib, sys } = systemOf(snapshot, topo, o, rules, profile, file.nets, file.netSpeeds);
   const rule = rules.local;
   const gdrC2c = netGdrC2c(profile, env.vars);
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile, gdrC2c);
@@ -677,7 +681,7 @@ export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Pr
   // NCCL_TOPO_FILE applies here as in `ncclx topo` (a file that cannot be read or parsed leaves /sys).
   const file = withTopoFile(topo0, vars, {});
   const topo = file.topo;
-  const devices = placedByFile(devices0, file.nets);
+  const devices = placedByFile(devices0, file.nets, file.netSpeeds);
   const rules = topoRules(profile, vars, topo);
   const gpuIndex = (g: number) => rules.c2c.gpus.has(topo.gpus[g] ?? '');
   const gdrC2c = netGdrC2c(profile, vars);
