@@ -134,4 +134,18 @@ const nvlinksActive: Check = {
   },
 };
 
-export const topologyChecks: Check[] = [nicWithoutRdma, numaPlacement, topoGdr, topoFunnel, topoLink, topoCross, nvlinksActive];
+const topoFileAccepted: Check = {
+  id: 'TOPO-015',
+  title: 'NCCL accepts the topology file',
+  family: 'topology',
+  run(ctx) {
+    const r = report(ctx);
+    const mine = r.findings.filter((f) => f.id === 'TOPO-015');
+    const path = ctx.reasoning.env.vars['NCCL_TOPO_FILE'];
+    if (mine.length === 0) return path === undefined ? result('na', 'NCCL_TOPO_FILE is not set', [], '') : ok(`NCCL reads NCCL_TOPO_FILE=${path}`);
+    const evidence = [{ kind: 'value' as const, source: 'NCCL_TOPO_FILE', value: path ?? '' }];
+    return mine.map((f) => result(f.severity, f.message, evidence, 'NCCL reads only <system version="1">: any other version fails ncclTopoGetSystem, and with it every communicator on the node.', f.remediation));
+  },
+};
+
+export const topologyChecks: Check[] = [nicWithoutRdma, numaPlacement, topoGdr, topoFunnel, topoLink, topoCross, nvlinksActive, topoFileAccepted];

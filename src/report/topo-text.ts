@@ -21,6 +21,22 @@ const link = (l: { currentSpeed: string | null; currentWidth: number | null; max
   return `${(l.currentSpeed ?? '?').replace(/ PCIe$/, '')} x${l.currentWidth ?? '?'}${l.degraded ? ` (of ${(l.maxSpeed ?? '?').replace(/ PCIe$/, '')} x${l.maxWidth ?? '?'})` : ''}`;
 };
 
+/** NCCL's graphs: per job size and graph its channels (identical channels counted once, ×n), the NET each enters and leaves by. */
+function graphLines(r: TopoReport, s: Style, verbose: boolean): string[] {
+  if (!r.graphs) return r.graphsUnavailable && r.gpus.length ? ['', s.bold('Graph search (rings, trees, NVLS)'), `  not modelled here: ${r.graphsUnavailable}`] : [];
+  const netName = new Map(r.graphs.nets.map((n) => [n.dev, n.name]));
+  const out = ['', s.bold(`Graph search (rings, trees, NVLS) on ${r.graphs.source}`)];
+  for (const job of r.graphs.jobs) {
+    for (const g of job.graphs) {
+      out.push(`  ${job.nodes} node${job.nodes > 1 ? 's' : ''}, ${g.name}: ${g.nChannels} channel${g.nChannels === 1 ? '' : 's'} × ${g.bwIntra}/${g.bwInter} GB/s, ${g.typeIntra}/${g.typeInter}${g.crossNic ? ', cross-NIC' : ''}`);
+      const lines = g.channels.map((c) => `${c.nics ? `NET ${c.nics[0]} (${netName.get(c.nics[0]) ?? '?'}) → ` : ''}GPU ${c.gpus.join(' ')}${c.nics ? ` → NET ${c.nics[1]} (${netName.get(c.nics[1]) ?? '?'})` : ''}`);
+      const shown = verbose ? lines.map((l, i) => `ch ${i}: ${l}`) : [...new Set(lines)].map((l) => `${l}${lines.filter((x) => x === l).length > 1 ? ` ×${lines.filter((x) => x === l).length}` : ''}`);
+      out.push(...shown.map((l) => `    ${l}`));
+    }
+  }
+  return out;
+}
+
 export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
   const out = [s.bold(`ncclx topo — ${r.host}`), `NCCL ${r.ncclVersion}; version from ${r.versionSource}`];
   if (r.unavailable) return [...out, '', `No topology: ${r.unavailable}.`, ''].join('\n');
@@ -49,6 +65,13 @@ export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
     const rows = r.p2p.map((row, g) => [`GPU${g}`, ...row.map((c) => (c.nic === null ? '-' : `${r.nics[c.nic]!.device}${c.proxy !== g ? ` via ${c.proxy}` : ''}`))]);
     out.push(...table([header, ...rows]).map((l) => `  ${l}`));
   }
+  if (r.gpus.length > 1 && r.gpuPaths.length === r.gpus.length) {
+    out.push('', s.bold('NCCL path types, GPU ↔ GPU'));
+    const header = ['', ...r.gpus.map((g) => `GPU${g.index}`)];
+    const rows = r.gpuPaths.map((row, g) => [`GPU${g}`, ...row.map((p, h) => (g === h ? 'X' : p.path))]);
+    out.push(...table([header, ...rows]).map((l) => `  ${l}`));
+  }
+  out.push(...graphLines(r, s, verbose));
   if (r.nics.length) {
     out.push('', s.bold('NICs NCCL places'));
     const rows = [['NIC', 'PCI', 'NUMA', 'PCIe link', 'under'], ...r.nics.map((n) => [n.members.length ? `[${n.index}] ${n.device} (vNIC of ${n.members.map((m) => `[${m.index}] ${m.device}:${m.port}`).join(', ')})` : `[${n.index}] ${n.device}:${n.port}`, n.bdf ?? '-', String(n.numaNode ?? '-'), link(n.link), n.parents.join(' → ')])];

@@ -414,7 +414,7 @@ describe('the rules', () => {
         cpu: { arch: 'x86_64', vendor: 'GenuineIntel', family: 6, model: 143 },
       };
     };
-    const parentOfGpu = (topo: TopoPart, rule: 'none' | 'gen4' | 'gen4+gen5') => buildSystem(topo, [] as NcclIbDevice[], undefined, rule).parents.get('GPU:0000:05:00.0');
+    const parentOfGpu = (topo: TopoPart, rule: 'none' | 'gen4' | 'gen4+gen5') => buildSystem(topo, [] as NcclIbDevice[], { bcm: rule }).parents.get('GPU:0000:05:00.0');
     const gen4 = t('0xc010', '0xa064', '0xa064');
     expect(parentOfGpu(gen4, 'none')).toBe('0000:03:00.0');
     expect(parentOfGpu(gen4, 'gen4')).toBe('0000:01:00.0');
@@ -588,7 +588,7 @@ describe('the rules', () => {
     };
     const nic: NcclIbDevice = { index: 0, dev: 'mlx5_0', port: 1, linkLayer: 'InfiniBand', fullPciPath: '/sys/devices/pci0000:12/0000:12:00.0', pciPath: '/sys/devices/pci0000:12/0000:12:00.0', pciPathIsPci: true, rateGbps: 400, rail: -1, plane: -1 };
     const types = (nvb: boolean) => {
-      const sys = buildSystem(t, [nic], undefined, 'gen4+gen5', nvb);
+      const sys = buildSystem(t, [nic], { bcm: 'gen4+gen5', nvb });
       const to = (base: (typeof sys.nodes)[number]) => pathsTo(sys, base);
       const fromGpu0 = to(sys.gpus[0]!);
       const toCpu0 = to(sys.cpus.find((c) => c.key === '0')!);

@@ -10,12 +10,15 @@ import { atoi, parseNcclInt, strtoll0 } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
-import { atLeast, profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
+import { profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
-import { buildSystem, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
+import { buildSystem, pathsTo, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
-import { parseXml, topoFromXml, type TopoFromXml } from './xml-read.js';
+import { parseXml, topoFromXml, type TopoFromXml, type XmlNode } from './xml-read.js';
+import { checkXmlVersion, runEngine, type EngineGraph } from './engine-run.js';
+import { NcclInitError } from './engine.js';
+import { topoProfileFor } from './profile.js';
 import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
 
 export interface TopoOverrides {
@@ -96,6 +99,37 @@ export interface TopoPair {
   gdr: GdrDecision | null;
 }
 
+/** One graph of NCCL's search (search.cc ncclTopoCompute), as NCCL_GRAPH_DUMP_FILE shows it. */
+export interface TopoGraphReport {
+  name: 'ring' | 'tree' | 'nvls' | 'collnetDirect' | 'collnetChain';
+  id: number;
+  /** NCCL's pattern: RING, BALANCED_TREE, SPLIT_TREE, TREE, NVLS, COLLNET_DIRECT. */
+  pattern: string;
+  nChannels: number;
+  bwIntra: number;
+  bwInter: number;
+  typeIntra: string;
+  typeInter: string;
+  crossNic: number;
+  /** Each channel: its GPUs by index (= rank) in order, and the NET devices it enters and leaves by (null within one node). */
+  channels: { gpus: number[]; nics: [number, number] | null }[];
+}
+
+/** NCCL's graph search on this topology, for a job of `nodes` nodes laid out like this one. */
+export interface TopoJobGraphs {
+  nodes: number;
+  /** The graphs NCCL computes (NVLS only with NVSwitch and sm ≥ 90; CollNet only with a CollNet plugin, not modelled). */
+  graphs: TopoGraphReport[];
+}
+
+export interface TopoGraphs {
+  /** What the search ran on (the topology file). */
+  source: string;
+  /** The NET devices the search numbers channels with: NCCL's device index and name. */
+  nets: { dev: number; name: string }[];
+  jobs: TopoJobGraphs[];
+}
+
 export interface TopoReport {
   ncclVersion: string;
   versionSource: string;
@@ -114,6 +148,11 @@ export interface TopoReport {
    * out like this one, and the GPU that proxies it (g, or a PXN relay).
    */
   p2p: { nic: number | null; proxy: number }[][];
+  /** gpuPaths[g][h]: NCCL's path type and bandwidth from GPU g to GPU h. */
+  gpuPaths: { path: PathName; bwGBs: number }[][];
+  /** NCCL's graph search (rings, trees, NVLS) with each channel's NICs; null with the reason in `graphsUnavailable`. */
+  graphs: TopoGraphs | null;
+  graphsUnavailable: string | null;
   findings: Finding[];
   notes: string[];
 }
@@ -123,15 +162,7 @@ const C2C_GPUS = new Set(['0x2342', '0x2348', '0x2941', '0x2e12']);
 
 /** Distance numbers NCCL prints, by version (nccl-behavior.md §5). */
 function distanceNumber(p: PathName, profile: Profile): number {
-  const v = profile.version;
-  const order = atLeast(v, '2.27.5')
-    ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']
-    : atLeast(v, '2.27.3')
-      ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET']
-      : atLeast(v, '2.26.2')
-        ? ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET']
-        : ['LOC', 'NVL', 'NVB', 'PIX', 'PXB', 'PXN', 'PHB', 'SYS', 'NET'];
-  return order.indexOf(p);
+  return topoProfileFor(profile.version).logPathOrder.indexOf(p);
 }
 
 /**
@@ -154,7 +185,7 @@ export function ncclLevel(raw: string | undefined, profile: Profile): { level: P
 export function gdrLevel(raw: string | undefined, profile: Profile, gdrC2c = false): { level: PathName; source: string } {
   const l = ncclLevel(raw, profile);
   if (l) return { level: l.level, source: l.legacy ? `NCCL_NET_GDR_LEVEL=${raw} (legacy integer → ${l.level})` : `NCCL_NET_GDR_LEVEL=${raw}` };
-  const p2c = gdrC2c && atLeast(profile.version, '2.29.2');
+  const p2c = gdrC2c && topoProfileFor(profile.version).gdrC2cRule === 'p2c-level';
   const dflt = p2c ? 'default with NCCL_NET_GDR_C2C' : 'default';
   if (raw === undefined) return { level: p2c ? 'P2C' : 'PXB', source: dflt };
   return { level: p2c ? 'P2C' : 'PXB', source: `${dflt} (NCCL_NET_GDR_LEVEL=${raw} is not a level this NCCL knows: ignored)` };
@@ -162,7 +193,7 @@ export function gdrLevel(raw: string | undefined, profile: Profile, gdrC2c = fal
 
 /** Whether ncclTopoCheckGdr counts a C2C GPU's CPU-side NIC as C2C (2.26.2–2.28.x with NCCL_NET_GDR_C2C); from 2.29.2 the default level is P2C instead. */
 export function gdrCountsC2c(profile: Profile, gdrC2c: boolean): boolean {
-  return gdrC2c && !atLeast(profile.version, '2.29.2');
+  return gdrC2c && topoProfileFor(profile.version).gdrC2cRule !== 'p2c-level';
 }
 
 /**
@@ -193,6 +224,46 @@ function linkState(f: TopoFunction | undefined, gpu = false): LinkState | null {
 
 const name = (t: number) => PATH_NAMES[t] ?? 'DIS';
 
+const PATTERN_NAMES: Record<number, string> = { 1: 'BALANCED_TREE', 2: 'SPLIT_TREE', 3: 'TREE', 4: 'RING', 5: 'NVLS', 6: 'COLLNET_DIRECT' };
+const GRAPH_NAMES: Record<number, TopoGraphReport['name']> = { 0: 'ring', 1: 'tree', 2: 'collnetChain', 3: 'nvls', 4: 'collnetDirect' };
+
+/** The graph engine on the topology file NCCL reads, for jobs of 1 and 2 nodes: the graphs and the GPU ↔ GPU paths, or why not. */
+export function fileGraphs(system: XmlNode, source: string, vars: Record<string, string | undefined>, profile: Profile): { graphs: TopoGraphs; gpuPaths: { path: PathName; bwGBs: number }[][] } | { unavailable: string } {
+  const tp = topoProfileFor(profile.version);
+  let jobs: { nodes: number; r: ReturnType<typeof runEngine> }[];
+  try {
+    jobs = [1, 2].map((nodes) => ({ nodes, r: runEngine({ system, nodes, vars, profile: tp }) }));
+  } catch (e) {
+    if (e instanceof NcclInitError) return { unavailable: `${source}: ${e.message} (NCCL fills it from NVML or the network plugin on the node, which ncclx does not read)` };
+    throw e;
+  }
+  const first = jobs[0]!.r;
+  if (!first.gpus.length) return { unavailable: `${source} has no <gpu> element: NCCL fills the GPUs from NVML on the node, which ncclx does not read` };
+  // The engine's GPUs are in the file's order; ranks are PCI order, the report's GPU indexes.
+  const byRank = [...first.gpus.keys()].sort((a, b) => first.gpus[a]!.rank - first.gpus[b]!.rank);
+  const gpuPaths = byRank.map((i) => byRank.map((j) => ({ path: first.gpuGpu[i]![j]!.type as PathName, bwGBs: Math.round(first.gpuGpu[i]![j]!.bw * 10) / 10 })));
+  const graph = (g: EngineGraph, inter: boolean): TopoGraphReport => ({
+    name: GRAPH_NAMES[g.id] ?? 'ring',
+    id: g.id,
+    pattern: PATTERN_NAMES[g.pattern] ?? String(g.pattern),
+    nChannels: g.nChannels,
+    bwIntra: Math.round(g.bwIntra * 1000) / 1000,
+    bwInter: Math.round(g.bwInter * 1000) / 1000,
+    typeIntra: g.typeIntra,
+    typeInter: g.typeInter,
+    crossNic: g.crossNic,
+    channels: g.channels.map((c) => ({ gpus: g.id === 3 ? c.ranks.slice(0, 1) : c.ranks, nics: inter ? c.net : null })),
+  });
+  return {
+    gpuPaths,
+    graphs: {
+      source,
+      nets: jobs[1]!.r.nets.map((n) => ({ dev: n.dev, name: n.name })),
+      jobs: jobs.map(({ nodes, r }) => ({ nodes, graphs: r.graphs.filter((g) => g.nChannels > 0 || g.id <= 1).map((g) => graph(g, r.inter === 1)) })),
+    },
+  };
+}
+
 /**
  * The distance ncclTopoCheckGdr compares with the level: a NIC behind the CPU
  * of a C2C GPU counts as C2C when NCCL_NET_GDR_C2C is on (P2C from 2.27.3; in
@@ -216,9 +287,9 @@ export function nicGdrSupport(status: string): boolean | null {
 
 /** PXN by release and NCCL_PXN_DISABLE (an NCCL_PARAM integer, strtoll base 0; 1 disables). */
 export function pxnRule(profile: Profile, disable: string | undefined): PxnRule {
-  if (!atLeast(profile.version, '2.12.7')) return 'none';
-  if (parseNcclInt(disable, 0).value === 1) return 'none';
-  return atLeast(profile.version, '2.18.1') ? 'local-gpu' : 'first-peer';
+  const mode = topoProfileFor(profile.version).pxnMode;
+  if (mode === 'none' || parseNcclInt(disable, 0).value === 1) return 'none';
+  return mode;
 }
 
 /**
@@ -228,20 +299,21 @@ export function pxnRule(profile: Profile, disable: string | undefined): PxnRule 
  * turns it off.
  */
 export function nvbRule(profile: Profile, disable: string | undefined): boolean {
-  if (!atLeast(profile.version, '2.8.3')) return false;
-  return !atLeast(profile.version, '2.9.9') || parseNcclInt(disable, 0).value === 0;
+  const tp = topoProfileFor(profile.version);
+  if (!tp.nvb) return false;
+  return !tp.nvbDisableParam || parseNcclInt(disable, 0).value === 0;
 }
 
 /** ncclTopoGetNetDev's point-to-point terms for this release and environment (system.ts P2pTerms). */
 export function p2pTerms(profile: Profile, vars: Record<string, string | undefined>, rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean): P2pTerms {
-  const v = profile.version;
+  const tp = topoProfileFor(profile.version);
   return {
-    mode: !atLeast(v, '2.12.7') ? 'none' : atLeast(v, '2.18.1') ? 'local-gpu' : 'peer-netdev',
+    mode: tp.pxnMode === 'none' ? 'none' : tp.pxnMode === 'local-gpu' ? 'local-gpu' : 'peer-netdev',
     crossNic: parseNcclInt(vars['NCCL_CROSS_NIC'], 2).value,
     pxnLevel: rules.pxn === 'none' ? 0 : parseNcclInt(vars['NCCL_P2P_PXN_LEVEL'], 2).value,
     // search.cc took NCCL_PXN_C2C into its point-to-point check from 2.27.6.
-    pxnType: atLeast(v, '2.27.6') ? rules.pxnType : PATH.PXB,
-    relayGdr: atLeast(v, '2.30.3') ? gdrOk : null,
+    pxnType: tp.p2pPxnC2c ? rules.pxnType : PATH.PXB,
+    relayGdr: tp.pxnRelayGdr ? gdrOk : null,
     p2pLevel: rules.p2pLevel,
     localRule: rules.local,
   };
@@ -262,10 +334,10 @@ function p2pRuleText(t: P2pTerms, pxnDisabled: boolean): string {
 
 /** Which ncclTopoGetLocalNet this release has (system.ts LocalNetRule), under NCCL_NETDEVS_POLICY (≥ 2.28.3). */
 export function localNetRule(profile: Profile, netdevsPolicy?: string): LocalNetRule {
-  const v = profile.version;
-  if (!atLeast(v, '2.18.5')) return atLeast(v, '2.18.1') ? 'mask' : 'modulo';
-  if (!atLeast(v, '2.28.3')) return 'mirror';
-  return { modGpus: atLeast(v, '2.30.7'), netsPerGpu: netDevsPolicy(netdevsPolicy) };
+  const tp = topoProfileFor(profile.version);
+  if (tp.localNetSpread !== 'mirror') return tp.localNetSpread;
+  if (!tp.netDevsPolicy) return 'mirror';
+  return { modGpus: tp.localNetModGpus, netsPerGpu: netDevsPolicy(netdevsPolicy) };
 }
 
 /** NCCL_NETDEVS_POLICY as getNetDevsPolicyOnce reads it: AUTO or ALL (any case), MAX:n with atoi(n) > 0; anything else AUTO. */
@@ -280,11 +352,11 @@ export function netDevsPolicy(raw: string | undefined): MirrorRule['netsPerGpu']
 }
 
 /** NCCL's system for this node: the IB devices NCCL keeps (under --hca) placed on the PCI tree. */
-function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, profile: Profile, fileNets: Map<string, string> | null = null): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
+function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, profile: Profile, fileNets: Map<string, string> | null = null, netSpeeds?: Map<string, number>): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const used = ib?.selection.transport.used ? ib.selection : null;
-  const devices = placedByFile(used?.devices ?? [], fileNets);
-  return { ib, sys: fuseNets(buildSystem(topo, devices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), netFusion(used, profile), topo) };
+  const devices = placedByFile(used?.devices ?? [], fileNets, netSpeeds);
+  return { ib, sys: fuseNets(buildSystem(topo, devices, rules), netFusion(used, profile), topo) };
 }
 
 /** The NETs NCCL fuses, as ncclx ib's mergeDevices decides them (one decision for both commands). */
@@ -295,8 +367,10 @@ export function netFusion(selection: Pick<IbSelection, 'devices' | 'merge'> | nu
 }
 
 /** A NIC the topology file places sits where the file says (NCCL finds its <net> there and reads no /sys). */
-function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null): NcclIbDevice[] {
-  return nets ? devices.map((d) => (nets.has(d.dev) ? { ...d, pciPath: `/topology-file/${nets.get(d.dev)}`, pciPathIsPci: true } : d)) : devices;
+function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null, speeds?: Map<string, number>): NcclIbDevice[] {
+  // The file's speed wins over the port's rate, as NCCL keeps a <net> attribute the file already has.
+  const rate = (d: NcclIbDevice) => (speeds?.has(d.dev) ? speeds.get(d.dev)! / 1000 : d.rateGbps);
+  return nets ? devices.map((d) => (nets.has(d.dev) ? { ...d, pciPath: `/topology-file/${nets.get(d.dev)}`, pciPathIsPci: true, rateGbps: rate(d) } : d)) : devices;
 }
 
 /**
@@ -304,14 +378,39 @@ function placedByFile(devices: NcclIbDevice[], nets: Map<string, string> | null)
  * the file's tree first, and /sys for what it does not hold. Null when no file
  * applies; `note` says what happened to it.
  */
-export function withTopoFile(topo: TopoPart, vars: Record<string, string | undefined>, o: TopoOverrides): { topo: TopoPart; nets: Map<string, string> | null; note: string | null } {
+export interface TopoFileUse {
+  topo: TopoPart;
+  nets: Map<string, string> | null;
+  /** The file's <net speed>, Mb/s, by name. */
+  netSpeeds?: Map<string, number>;
+  note: string | null;
+  /** The file's <system>, as parsed (for the graph engine). */
+  system?: XmlNode;
+  /** NCCL refuses the file and its initialisation fails (xml.cc ncclTopoXmlLoadSystem): the WARN and the result. */
+  refused?: { source: string; warn: string; result: string };
+}
+
+export function withTopoFile(topo: TopoPart, vars: Record<string, string | undefined>, o: TopoOverrides): TopoFileUse {
   const wanted = o.topoFile ?? (vars['NCCL_TOPO_FILE'] ? (topo.topoFiles?.find((f) => f.path === vars['NCCL_TOPO_FILE']) ?? { path: vars['NCCL_TOPO_FILE']!, text: null, error: 'not read when the snapshot was taken' }) : null);
   if (!wanted) return { topo, nets: null, note: null };
   const source = o.topoFile ? `--topo-file ${wanted.path}` : `NCCL_TOPO_FILE=${wanted.path}`;
   if (wanted.text === null) return { topo, nets: null, note: `${source}: ${'error' in wanted ? wanted.error : 'unreadable'}; NCCL says "Could not open XML topology file" and detects from /sys` };
   let parsed: TopoFromXml;
+  let system: XmlNode;
   try {
-    parsed = topoFromXml(parseXml(wanted.text, source), source);
+    system = parseXml(wanted.text, source);
+  } catch (e) {
+    if (o.topoFile) throw e;
+    return { topo, nets: null, note: `${source}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  try {
+    checkXmlVersion(system);
+  } catch (e) {
+    if (!(e instanceof NcclInitError)) throw e;
+    return { topo, nets: null, note: `${source}: NCCL refuses it ("${e.message}") and its initialisation fails (${e.result})`, refused: { source, warn: e.message, result: e.result } };
+  }
+  try {
+    parsed = topoFromXml(system, source);
   } catch (e) {
     if (o.topoFile) throw e;
     return { topo, nets: null, note: `${source}: ${e instanceof Error ? e.message : String(e)}` };
@@ -327,32 +426,33 @@ export function withTopoFile(topo: TopoPart, vars: Record<string, string | undef
     nvlink: x.nvlink ?? topo.nvlink ?? null,
   };
   const extra = topo.gpus.filter((g) => !x.gpus.includes(g));
-  return { topo: merged, nets: parsed.nets, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
+  return { topo: merged, nets: parsed.nets, netSpeeds: parsed.netSpeeds, system, note: `${source}: the PCI tree of the file (${x.gpus.length} GPU(s), ${parsed.nets.size} NIC(s))${extra.length ? `; ${extra.join(', ')} from /sys` : ''}${parsed.notes.length ? `; ${parsed.notes.join('; ')}` : ''}` };
 }
 
 /** The topology rules of this release under these variables: one place for topo, the doctor and compare. */
 export function topoRules(profile: Profile, vars: Record<string, string | undefined>, topo: TopoPart): TopoRules {
-  const v = profile.version;
+  const tp = topoProfileFor(profile.version);
   const c2cGpus = new Set(topo.functions.filter((f) => topo.gpus.includes(f.bdf) && C2C_GPUS.has((f.device ?? '').toLowerCase())).map((f) => f.bdf));
   return {
     local: localNetRule(profile, vars['NCCL_NETDEVS_POLICY']),
     pxn: pxnRule(profile, vars['NCCL_PXN_DISABLE']),
-    pxnType: atLeast(v, '2.27.3') && parseNcclInt(vars['NCCL_PXN_C2C'], atLeast(v, '2.28.3') ? 1 : 0).value !== 0 ? PATH.P2C : PATH.PXB,
-    c2c: { gpus: c2cGpus, link: atLeast(v, '2.26.2') ? 'C2C' : atLeast(v, '2.22.3') ? 'NVL' : 'none' },
-    p2c: atLeast(v, '2.27.3'),
-    bcm: atLeast(v, '2.20.3') ? 'gen4+gen5' : atLeast(v, '2.9.6') ? 'gen4' : 'none',
+    pxnType: tp.pxnC2cParam && parseNcclInt(vars['NCCL_PXN_C2C'], tp.pxnC2cDefault).value !== 0 ? PATH.P2C : PATH.PXB,
+    c2c: { gpus: c2cGpus, link: tp.c2cLinks ? tp.c2cLinkType : 'none' },
+    p2c: tp.p2cPaths,
+    bcm: tp.bcmGen5 ? 'gen4+gen5' : tp.bcmGen4 ? 'gen4' : 'none',
     nvb: nvbRule(profile, vars['NCCL_NVB_DISABLE']),
-    pxnAvoid: atLeast(v, '2.27.6') ? PATH.PXN : PATH.PXB,
-    pxnRelayGdr: !atLeast(v, '2.30.3') ? 'none' : parseNcclInt(vars['NCCL_NET_GDR_READ'], -2).value === 0 ? 'forbidden' : 'required',
+    pxnAvoid: tp.pxnAvoid === 'PXN' ? PATH.PXN : PATH.PXB,
+    pxnRelayGdr: !tp.pxnRelayGdr ? 'none' : parseNcclInt(vars['NCCL_NET_GDR_READ'], -2).value === 0 ? 'forbidden' : 'required',
     p2pLevel: ((l) => (l ? PATH[l] : null))(p2pLevel(vars, profile)),
-    pathTypeFirst: atLeast(v, '2.30.7'),
+    pathTypeFirst: tp.pathTypeFirst,
   };
 }
 
 /** ncclTopoCheckGdr's C2C rule: NCCL_NET_GDR_C2C, an NCCL_PARAM integer (default 0 in 2.26, 1 from 2.27.3; absent before 2.26). */
 export function netGdrC2c(profile: Profile, vars: Record<string, string | undefined>): boolean {
-  if (!atLeast(profile.version, '2.26.2')) return false;
-  return parseNcclInt(vars['NCCL_NET_GDR_C2C'], atLeast(profile.version, '2.27.3') ? 1 : 0).value !== 0;
+  const tp = topoProfileFor(profile.version);
+  if (!tp.gdrC2cParam) return false;
+  return parseNcclInt(vars['NCCL_NET_GDR_C2C'], tp.gdrC2cDefault).value !== 0;
 }
 
 /** The topology as an NCCL_TOPO_FILE, or why there is none. */
@@ -375,6 +475,7 @@ export function topoFlags(o: TopoOverrides): [name: string, value: string | unde
 export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
   const choice = chooseVersion(o.ncclVersion, snapshot);
   const profile = profileFor(choice.version);
+  const tp = topoProfileFor(profile.version);
   const base = {
     ncclVersion: versionString(choice.version),
     versionSource: choice.source,
@@ -382,15 +483,27 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     host: snapshot.host.hostname,
   };
   const topo0 = snapshot.pci?.topology;
-  if (!topo0) return { ...base, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: [] };
+  const none = { gpus: [], nics: [], matrix: [], pairs: [], p2p: [], gpuPaths: [], graphs: null };
+  if (!topo0) return { ...base, ...none, unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)', graphsUnavailable: 'no topology', findings: [], notes: [] };
   // No GPU: nothing to place (and the IB model is not built for it).
-  if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, unavailable: null, gpus: [], nics: [], matrix: [], pairs: [], p2p: [], findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
+  if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, ...none, unavailable: null, graphsUnavailable: 'no NVIDIA GPU', findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
   const env = withFlags(effectiveEnv(snapshot.env, profile), topoFlags(o));
   const file = withTopoFile(topo0, env.vars, o);
+  if (file.refused) {
+    const f = file.refused;
+    return {
+      ...base,
+      ...none,
+      unavailable: null,
+      graphsUnavailable: 'NCCL does not initialise',
+      findings: [{ id: 'TOPO-015', severity: 'error', message: `${f.source}: NCCL refuses this topology file ("${f.warn}") and every communicator's initialisation fails with ${f.result}: the job does not start`, remediation: advise('Write the file as <system version="1"> (the only version NCCL reads; `ncclx topo --xml` writes one), or unset NCCL_TOPO_FILE') }],
+      notes: [file.note ?? ''],
+    };
+  }
   const topo = file.topo;
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const rules = topoRules(profile, env.vars, topo);
-  const { ib, sys } = systemOf(snapshot, topo, o, rules, profile, file.nets);
+  const { ib, sys } = systemOf(snapshot, topo, o, rules, profile, file.nets, file.netSpeeds);
   const rule = rules.local;
   const gdrC2c = netGdrC2c(profile, env.vars);
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile, gdrC2c);
@@ -427,7 +540,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     const distance = name(compared) as PathName;
     const within = compared <= PATH[level];
     const numbers = `distance ${distanceNumber(distance, profile)} ${within ? '<=' : '>'} ${distanceNumber(level, profile)}`;
-    const where = atLeast(profile.version, '2.30.3') ? 'TRACE (not printed by release builds)' : atLeast(profile.version, '2.27.3') ? 'INFO GRAPH|NET' : 'INFO NET';
+    const where = tp.gdrLogWhere;
     const gdr: GdrDecision = {
       enabled: nicGdr === false ? false : within ? (nicGdr === null ? null : true) : false,
       distance,
@@ -521,6 +634,9 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   // Fused NICs: the IB model's own findings, the same words as `ncclx ib` and the doctor (one decision):
   // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036), a vNIC NCCL cannot place (IB-037) or never reads (IB-038).
   if (ib) for (const f of ib.report.findings) if (['IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
+  // NCCL's graph search runs on a topology file that carries the GPUs' attributes; the PCI model's GPU ↔ GPU paths otherwise.
+  const fg = file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : { unavailable: 'the graph search is modelled on an NCCL topology file (--topo-file, NCCL_TOPO_FILE); ncclx does not read the GPUs\' compute capability and NVLinks from NVML' };
+  const gpuPaths = 'gpuPaths' in fg && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);
   return {
     ...base,
     unavailable: null,
@@ -529,6 +645,9 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     matrix: matrix.map((row) => row.map((p) => ({ path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10 }))),
     pairs,
     p2p,
+    gpuPaths,
+    graphs: 'graphs' in fg ? fg.graphs : null,
+    graphsUnavailable: 'unavailable' in fg ? fg.unavailable : null,
     findings,
     notes: [
       ...(file.note ? [file.note] : []),
@@ -539,12 +658,22 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       ...(topo.nvlink && rules.pxn !== 'none' && rules.p2pLevel !== null && rules.p2pLevel < PATH.NVL ? [`${env.vars['NCCL_P2P_DISABLE'] !== undefined && p2pLevel({ NCCL_P2P_DISABLE: env.vars['NCCL_P2P_DISABLE'] }, profile) ? `NCCL_P2P_DISABLE=${env.vars['NCCL_P2P_DISABLE']}` : `NCCL_P2P_LEVEL=${env.vars['NCCL_P2P_LEVEL']}`} sends every GPU pair through the CPU (ncclTopoCheckP2p): no GPU reaches another over NVLink, so no PXN`] : []),
       ...(topo.nvlink && rules.pxn !== 'none' && rules.pxnRelayGdr === 'forbidden' ? [`NCCL_NET_GDR_READ=0: a PXN relay must read from its GPU over GPUDirect RDMA (≥ 2.30.3), so no PXN`] : []),
       ...(topo.nvlinkStatus ? [`NVLink states from ${topo.nvlinkStatus.source}: ${gpus.filter((g) => g.nvlinks).map((g) => `GPU ${g.index} ${g.nvlinks!.active} active${g.nvlinks!.inactive.length ? `, ${g.nvlinks!.inactive.length} inactive` : ''}`).join('; ')}`] : []),
-      `point-to-point NICs are ncclTopoGetNetDev's (${p2pRuleText(terms, rules.pxn === 'none' && atLeast(profile.version, '2.12.7'))}), for a peer on a node laid out like this one`,
+      `point-to-point NICs are ncclTopoGetNetDev's (${p2pRuleText(terms, rules.pxn === 'none' && tp.pxnMode !== 'none')}), for a peer on a node laid out like this one`,
       'GPU indexes are in PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID)',
       ...(diverted ? [`${diverted} GPU → NIC path(s) without GPUDirect RDMA: NCCL routes them through the GPU's CPU, so they show (and are chosen) as PHB or worse`] : []),
-      `the NIC per GPU is ncclTopoGetLocalNet's choice (${typeof rule === 'object' ? `≥ 2.18.5: CUDA index${rule.modGpus ? ' modulo the GPUs sharing the NICs (2.30.7),' : ''} bit-mirrored over the local NICs, channels spread over ${rule.netsPerGpu === 'AUTO' ? 'its share of them' : rule.netsPerGpu === 'ALL' ? 'all of them (NCCL_NETDEVS_POLICY=ALL)' : `at most ${rule.netsPerGpu} (NCCL_NETDEVS_POLICY=MAX:${rule.netsPerGpu})`}` : rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : atLeast(profile.version, '2.12.7') ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
+      `the NIC per GPU is ncclTopoGetLocalNet's choice (${typeof rule === 'object' ? `≥ 2.18.5: CUDA index${rule.modGpus ? ' modulo the GPUs sharing the NICs (2.30.7),' : ''} bit-mirrored over the local NICs, channels spread over ${rule.netsPerGpu === 'AUTO' ? 'its share of them' : rule.netsPerGpu === 'ALL' ? 'all of them (NCCL_NETDEVS_POLICY=ALL)' : `at most ${rule.netsPerGpu} (NCCL_NETDEVS_POLICY=MAX:${rule.netsPerGpu})`}` : rule === 'mirror' ? '≥ 2.18.5: CUDA index bit-mirrored over the local NICs, channels spread' : rule === 'mask' ? '2.18.1–2.18.3: GPUs with the same local NICs take them in turn' : tp.pxnMode !== 'none' ? '< 2.18.1: CUDA index modulo the local NICs' : '< 2.12.7: the caller\'s round-robin index, modelled as the CUDA index'}): point-to-point starts from it (see the point-to-point NICs), and so does NCCL's graph search, whose ring and tree channels (not modelled) may pair NICs differently`,
     ],
   };
+}
+
+/** GPU ↔ GPU paths of the PCI model (NVLinks from nvidia-smi), in the report's GPU order. */
+function pciGpuPaths(sys: TopoSystem): { path: PathName; bwGBs: number }[][] {
+  // pathsTo(h) holds every node's path to h: the column of h.
+  const to = sys.gpus.map((h) => pathsTo(sys, h));
+  return sys.gpus.map((g) => sys.gpus.map((_, h) => {
+    const p = to[h]!.get(g)!;
+    return { path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10 };
+  }));
 }
 
 /** compare's GPU → NIC facts for a node, under the same rules and GPUDirect RDMA judgement as `ncclx topo`. */
@@ -552,7 +681,7 @@ export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Pr
   // NCCL_TOPO_FILE applies here as in `ncclx topo` (a file that cannot be read or parsed leaves /sys).
   const file = withTopoFile(topo0, vars, {});
   const topo = file.topo;
-  const devices = placedByFile(devices0, file.nets);
+  const devices = placedByFile(devices0, file.nets, file.netSpeeds);
   const rules = topoRules(profile, vars, topo);
   const gpuIndex = (g: number) => rules.c2c.gpus.has(topo.gpus[g] ?? '');
   const gdrC2c = netGdrC2c(profile, vars);

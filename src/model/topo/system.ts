@@ -193,8 +193,13 @@ export function parentChain(parents: Map<string, string>, key: string): string[]
   return out;
 }
 
-/** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps; `c2c` names the Grace GPUs and how this release links them. */
-export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], c2c: { gpus: Set<string>; link: C2cLink } = { gpus: new Set(), link: 'none' }, bcm: BcmRule = 'gen4+gen5', nvb = false, typeFirst = false): TopoSystem {
+/** The release rules buildSystem applies (TopoRules' construction part): C2C GPUs and their link, Broadcom flattening, NVB, path order. */
+export type SystemRules = Pick<TopoRules, 'c2c' | 'bcm' | 'nvb' | 'pathTypeFirst'>;
+const DEFAULT_SYSTEM_RULES: SystemRules = { c2c: { gpus: new Set(), link: 'none' }, bcm: 'gen4+gen5', nvb: false, pathTypeFirst: false };
+
+/** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps, under this release's rules (`rules.c2c` names the Grace GPUs and how they are linked). */
+export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], rules: Partial<SystemRules> = {}): TopoSystem {
+  const { c2c, bcm, nvb, pathTypeFirst: typeFirst } = { ...DEFAULT_SYSTEM_RULES, ...rules };
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const nodes: TNode[] = [];
   const byKey = new Map<string, TNode>();
@@ -677,7 +682,7 @@ export interface GpuNicMap {
 
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
 export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean, fusion: NetFusion = { fused: [], physical: ibDevices.length, mode: 'none' }): GpuNicMap {
-  const sys = fuseNets(buildSystem(topo, ibDevices, rules.c2c, rules.bcm, rules.nvb, rules.pathTypeFirst), fusion, topo);
+  const sys = fuseNets(buildSystem(topo, ibDevices, rules), fusion, topo);
   const m = effectivePaths(sys, rules, gdrOk).matrix;
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);

@@ -83,6 +83,8 @@ export interface TopoFromXml {
   topo: TopoPart;
   /** RDMA device (net name) → the PCI function it sits under in the file. */
   nets: Map<string, string>;
+  /** RDMA device (net name) → the speed the file gives it, Mb/s (NCCL keeps the file's value over the plugin's). */
+  netSpeeds: Map<string, number>;
   notes: string[];
 }
 
@@ -95,8 +97,11 @@ export function topoFromXml(system: XmlNode, what: string): TopoFromXml {
   const functions: TopoFunction[] = [];
   const gpus: string[] = [];
   const nets = new Map<string, string>();
+  const netSpeeds = new Map<string, number>();
   const notes: string[] = [];
   const nvl = new Map<string, Map<string, number>>();
+  /** NVLinks to an NVSwitch (tclass 0x068000), per GPU: NCCL joins every such GPU through one NVS node. */
+  const nvs = new Map<string, number>();
   const numaNodes: TopoPart['numaNodes'] = [];
   let cpuInfo: TopoPart['cpu'] = { arch: null, vendor: null, family: null, model: null };
   const walk = (node: XmlNode, parentPath: string[], numa: number | null): void => {
@@ -120,6 +125,10 @@ export function topoFromXml(system: XmlNode, what: string): TopoFromXml {
           if (l.name !== 'nvlink') continue;
           const t = (l.attrs['target'] ?? '').toLowerCase();
           const count = Number(l.attrs['count'] ?? '0');
+          if ((l.attrs['tclass'] ?? '').startsWith('0x068000') && count > 0) {
+            nvs.set(bdf, (nvs.get(bdf) ?? 0) + count);
+            continue;
+          }
           if (BDF.test(t) && count > 0) {
             const m = nvl.get(bdf) ?? new Map<string, number>();
             m.set(t, count);
@@ -127,7 +136,12 @@ export function topoFromXml(system: XmlNode, what: string): TopoFromXml {
           }
         }
       }
-      for (const nic of s.subs.filter((x) => x.name === 'nic')) for (const n of nic.subs.filter((x) => x.name === 'net' && x.attrs['name'])) nets.set(n.attrs['name']!, bdf);
+      for (const nic of s.subs.filter((x) => x.name === 'nic')) {
+        for (const n of nic.subs.filter((x) => x.name === 'net' && x.attrs['name'])) {
+          nets.set(n.attrs['name']!, bdf);
+          if (/^\d+$/.test(n.attrs['speed'] ?? '')) netSpeeds.set(n.attrs['name']!, Number(n.attrs['speed']));
+        }
+      }
       walk(s, path, numa);
     }
   };
@@ -145,8 +159,10 @@ export function topoFromXml(system: XmlNode, what: string): TopoFromXml {
   }
   if (!gpus.length && !nets.size) throw new UserError(`${what}: the topology XML holds no GPU and no NIC`);
   const order = [...gpus].sort();
-  // Only links between the file's GPUs count (an NVSwitch target is not a GPU).
-  const gpuLinks = [...nvl].some(([a, m]) => [...m.keys()].some((b) => b !== a && order.includes(b)));
-  const nvlink = gpuLinks ? { links: order.map((a) => order.map((b) => (a === b ? 0 : (nvl.get(a)?.get(b) ?? nvl.get(b)?.get(a) ?? 0)))), source: what } : null;
-  return { topo: { functions, gpus: order, numaNodes, cpu: cpuInfo, nvlink }, nets, notes };
+  // Links between the file's GPUs, and through the NVSwitch: GPU → NVS → GPU carries the smaller side's links.
+  const through = (a: string, b: string) => Math.min(nvs.get(a) ?? 0, nvs.get(b) ?? 0);
+  const count = (a: string, b: string) => (a === b ? 0 : Math.max(nvl.get(a)?.get(b) ?? nvl.get(b)?.get(a) ?? 0, through(a, b)));
+  const gpuLinks = order.some((a) => order.some((b) => count(a, b) > 0));
+  const nvlink = gpuLinks ? { links: order.map((a) => order.map((b) => count(a, b))), source: what } : null;
+  return { topo: { functions, gpus: order, numaNodes, cpu: cpuInfo, nvlink }, nets, netSpeeds, notes };
 }

@@ -36,7 +36,7 @@ export function TopoView({ report, height, width, active, banner }: { report: To
         ncclx topo — NCCL {report.ncclVersion}
       </Title>
       {lines.slice(start, start + body).map((l, i) => (
-        <HLine key={i} bold={/^(NCCL path types|Per GPU|NICs NCCL places|Findings:)/.test(l)} body={[{ text: l }]} band={band} off={hoff} />
+        <HLine key={i} bold={/^(NCCL path types|Per GPU|NICs NCCL places|Graph search|Findings:)/.test(l)} body={[{ text: l }]} band={band} off={hoff} />
       ))}
     </Fill>
   );

@@ -1,0 +1,136 @@
+// `ncclx topo` with a topology file: NCCL's refusal of any <system> version
+// but 1 (TOPO-015), and the graph search's rings, trees and GPU ↔ GPU paths
+// in the report, which must be NCCL's own (the oracle's recorded answers,
+// docs/topo-oracle.md), plus every release boundary of the topology profile.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { probeNode } from '../../src/probe/index.js';
+import { topoReport } from '../../src/model/topo/report.js';
+import { topoProfileFor, type TopoProfile } from '../../src/model/topo/profile.js';
+import { parseVersion } from '../../src/model/nccl/versions.js';
+import { corpusText, oracleFiles } from './oracle-compare.js';
+
+const FIX = join(import.meta.dirname, '../fixtures');
+const node = () => probeNode({ root: join(FIX, 'topo-downtrained'), env: {} });
+/** The fixture node with its own PCI devices left out, so the report holds the file's alone (a container without /sys). */
+async function snapshot() {
+  const snap = await node();
+  snap.pci!.topology = { ...snap.pci!.topology!, gpus: [], functions: [] };
+  return snap;
+}
+
+describe('a topology file NCCL refuses', () => {
+  it.each([
+    ['version 2', '<system version="2">', 'XML Topology has wrong version 2, 1 needed', 'ncclInvalidUsage'],
+    ['version 0', '<system version="0">', 'XML Topology has wrong version 0, 1 needed', 'ncclInvalidUsage'],
+    ['no version', '<system>', 'Attribute version of node system not found', 'ncclInternalError'],
+  ])('%s: TOPO-015, an error, and nothing modelled (NCCL does not initialise)', async (_, head, warn, result) => {
+    const text = corpusText('azure-nc48v4').replace('<system version="1">', head);
+    const r = topoReport(await snapshot(), { ncclVersion: '2.30.7', topoFile: { path: 't.xml', text } });
+    expect(r.findings.map((f) => [f.id, f.severity])).toEqual([['TOPO-015', 'error']]);
+    expect(r.findings[0]!.message).toContain(`"${warn}"`);
+    expect(r.findings[0]!.message).toContain(result);
+    expect(r.gpus).toEqual([]);
+    expect(r.graphs).toBeNull();
+  });
+  it('version 1 (and "01", which strtol reads as 1): accepted', async () => {
+    for (const head of ['<system version="1">', '<system version="01">']) {
+      const text = corpusText('azure-nc48v4').replace('<system version="1">', head);
+      const r = topoReport(await snapshot(), { ncclVersion: '2.30.7', topoFile: { path: 't.xml', text } });
+      expect(r.findings.map((f) => f.id)).not.toContain('TOPO-015');
+      expect(r.gpus.length).toBe(2);
+    }
+  });
+});
+
+describe('the graph search in the report', () => {
+  it('rings, trees and GPU ↔ GPU paths of a published topology are NCCL 2.30.7\'s own', async () => {
+    const rec = oracleFiles('2.30.7').find((f) => f.id === 'azure-ndv2')!;
+    const r = topoReport(await snapshot(), { ncclVersion: '2.30.7', topoFile: { path: 'ndv2.xml', text: corpusText('azure-ndv2') } });
+    expect(r.graphsUnavailable).toBeNull();
+    expect(r.graphs!.jobs.map((j) => j.nodes)).toEqual([1, 2]);
+    for (const job of r.graphs!.jobs) {
+      const o = rec.answers.find((a) => a.case.nodes === job.nodes && Object.keys(a.case.env).length === 0)!.out as unknown as { gpus: { rank: number }[]; gpuGpu: { type: string }[][]; graphs: { id: number; nChannels: number; channels: { net: number[]; ranks: number[] }[] }[] };
+      for (const g of job.graphs) {
+        const e = o.graphs.find((x) => x.id === g.id)!;
+        expect(g.nChannels).toBe(e.nChannels);
+        expect(g.channels.map((c) => c.gpus)).toEqual(e.channels.map((c) => c.ranks));
+        expect(g.channels.map((c) => c.nics)).toEqual(e.channels.map((c) => (job.nodes > 1 ? c.net : null)));
+      }
+      // The report's GPUs are in PCI (= rank) order; the oracle lists the file's order with each rank.
+      const byRank = [...o.gpus.keys()].sort((a, b) => o.gpus[a]!.rank - o.gpus[b]!.rank);
+      expect(r.gpuPaths.map((row) => row.map((p) => p.path))).toEqual(byRank.map((i) => byRank.map((j) => o.gpuGpu[i]![j]!.type)));
+    }
+    expect(r.gpuPaths[0]![1]).toEqual({ path: 'PHB', bwGBs: 24 });
+    expect(r.graphs!.jobs[1]!.graphs[0]!.channels[0]!.nics).toEqual([0, 0]);
+  }, 60_000);
+  it('a file that leaves the GPUs to NVML: no graph search, and why', async () => {
+    const text = corpusText('azure-ndv4').replace(/<gpu[^>]*>[\s\S]*?<\/gpu>/g, '');
+    const r = topoReport(await snapshot(), { ncclVersion: '2.30.7', topoFile: { path: 'ndv4.xml', text } });
+    expect(r.graphs).toBeNull();
+    expect(r.graphsUnavailable).toMatch(/NVML/);
+  });
+  it('without a topology file the graph search is not run, and the report says why; GPU ↔ GPU paths come from the PCI model', async () => {
+    const r = topoReport(await node(), { ncclVersion: '2.30.7' });
+    expect(r.graphs).toBeNull();
+    expect(r.graphsUnavailable).toMatch(/topology file/);
+    expect(r.gpuPaths.map((row) => row.map((p) => p.path))).toEqual([['LOC', 'PIX'], ['PIX', 'LOC']]);
+  });
+});
+
+describe('the topology profile: every release boundary, both sides', () => {
+  const at = (v: string) => topoProfileFor(parseVersion(v));
+  const flag = (k: keyof TopoProfile, v: string) => at(v)[k];
+  it.each([
+    ['nvb', '2.8.2', '2.8.3'],
+    ['bcmGen4', '2.9.5', '2.9.6'],
+    ['bcmGen5', '2.20.2', '2.20.3'],
+    ['c2cLinks', '2.22.2', '2.22.3'],
+    ['p2cPaths', '2.27.2', '2.27.3'],
+    ['netDevsPolicy', '2.28.2', '2.28.3'],
+    ['guidStrtoull', '2.28.6', '2.28.7'],
+    ['keepNetsIntra', '2.28.6', '2.28.7'],
+    ['p2cLocalNetsOnly', '2.29.1', '2.29.2'],
+    ['ampereInterSys', '2.29.1', '2.29.2'],
+    ['fallbackSelectNets', '2.29.1', '2.29.2'],
+    ['devNodes', '2.30.2', '2.30.3'],
+    ['pxnRelayGdr', '2.30.2', '2.30.3'],
+    ['sm100SpeedsV2', '2.30.2', '2.30.3'],
+    ['pathTypeFirst', '2.30.6', '2.30.7'],
+    ['localCpuByBw', '2.30.6', '2.30.7'],
+    ['localNetModGpus', '2.30.6', '2.30.7'],
+    ['intelSrpErp', '2.26.1', '2.26.2'],
+    ['searchTypeRanges', '2.25.0', '2.25.1'],
+    ['searchArity', '2.25.0', '2.25.1'],
+    ['sm100Speeds', '2.25.0', '2.25.1'],
+    ['splitNvLink', '2.26.1', '2.26.2'],
+    ['netLocalGpuStart', '2.27.4', '2.27.5'],
+    ['nvbDisableParam', '2.9.8', '2.9.9'],
+    ['p2pPxnC2c', '2.27.5', '2.27.6'],
+    ['pxnC2cParam', '2.27.2', '2.27.3'],
+    ['gdrC2cParam', '2.26.1', '2.26.2'],
+  ] as [keyof TopoProfile, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
+    expect(flag(k, before)).toBe(false);
+    expect(flag(k, from)).toBe(true);
+  });
+  it.each([
+    ['c2cLinkType', '2.26.1', 'NVL', '2.26.2', 'C2C'],
+    ['pxnAvoid', '2.27.5', 'PXB', '2.27.6', 'PXN'],
+    ['pxnC2cDefault', '2.28.2', 0, '2.28.3', 1],
+    ['gdrC2cDefault', '2.27.2', 0, '2.27.3', 1],
+    ['gdrC2cRule', '2.27.2', 'none', '2.27.3', 'c2c-distance'],
+    ['gdrC2cRule', '2.29.1', 'c2c-distance', '2.29.2', 'p2c-level'],
+    ['pxnMode', '2.12.6', 'none', '2.12.7', 'first-peer'],
+    ['pxnMode', '2.18.0', 'first-peer', '2.18.1', 'local-gpu'],
+    ['localNetSpread', '2.18.0', 'modulo', '2.18.1', 'mask'],
+    ['localNetSpread', '2.18.4', 'mask', '2.18.5', 'mirror'],
+    ['gdrLogWhere', '2.27.2', 'INFO NET', '2.27.3', 'INFO GRAPH|NET'],
+    ['gdrLogWhere', '2.30.2', 'INFO GRAPH|NET', '2.30.3', 'TRACE (not printed by release builds)'],
+    ['pathTypes', '2.26.1', [0, 1, 2, 4, 5, 7, 8, 9], '2.26.2', [0, 1, 2, 3, 4, 5, 7, 8, 9]],
+    ['pathTypes', '2.27.2', [0, 1, 2, 3, 4, 5, 7, 8, 9], '2.27.3', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]],
+    ['logPathOrder', '2.27.4', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET'], '2.27.5', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']],
+  ] as [keyof TopoProfile, string, unknown, string, unknown][])('%s: %s at %s, %s at %s', (k, before, a, from, b) => {
+    expect(flag(k, before)).toEqual(a);
+    expect(flag(k, from)).toEqual(b);
+  });
+});

@@ -1,0 +1,19 @@
+// ncclx's topology engine against NCCL's own code (docs/topo-oracle.md): every
+// recorded topology and case, every field but the graph search, and the graph
+// search on the small topologies (test/topo/oracle.full.test.ts runs it on all).
+
+import { describe, expect, it } from 'vitest';
+import { sweep, tags } from './oracle-compare.js';
+
+const SMALL = new Set(['azure-nc48v4', 'azure-ndv2']);
+
+describe.each(tags())('NCCL %s', (tag) => {
+  it('agrees on the GPUs, NICs, paths, GPUDirect RDMA, PXN and local NICs of every topology and case, and on the graphs of the small ones', () => {
+    // The cases without a variable (1 and 2 nodes); oracle.full.test.ts runs them all, graph search included.
+    const { tally, topologies } = sweep(tag, (_, c) => Object.keys(c.case.env).length === 0, (f) => SMALL.has(f.id));
+    expect(topologies).toBeGreaterThanOrEqual(12);
+    const wrong = [...tally].filter(([, v]) => v.agree !== v.total).map(([k, v]) => `${k}: ${v.agree}/${v.total}\n  ${v.diffs.join('\n  ')}`);
+    expect(wrong).toEqual([]);
+    expect(tally.get('ring: channels (ranks, NICs)')?.total).toBeGreaterThan(0);
+  }, 120_000);
+});
