@@ -1,13 +1,23 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+// `npm test` runs every test file but the long ones; `npm run test:full`
+// (NCCLX_TEST_FULL=1) runs the long ones, named `*.full.test.ts`: bigger
+// fuzz budgets and other runs worth keeping that take minutes (docs/testing.md).
+const FULL = process.env['NCCLX_TEST_FULL'] === '1';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    include: FULL ? ['test/**/*.full.test.ts'] : ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // Fixture trees are real-looking /sys trees, symlink loops included:
     // never let the test-file crawl descend into them.
-    exclude: [...configDefaults.exclude, 'test/fixtures/**'],
-    // Namespace tests change kernel state; run files one at a time.
-    fileParallelism: false,
+    exclude: [...configDefaults.exclude, 'test/fixtures/**', ...(FULL ? [] : ['test/**/*.full.test.ts'])],
+    // Files run side by side: each namespace test owns its namespaces, names,
+    // temp directories and dist/ copy, and changes no state of the machine's
+    // own namespace (docs/testing.md, "Running side by side"). Most time is
+    // spent in child processes (the CLI, ip, tmux), so one worker per core
+    // keeps both cores busy; vitest's default (cores - 1) would use one here.
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],

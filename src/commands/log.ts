@@ -5,10 +5,7 @@
 
 import type { Command } from 'commander';
 import { UserError } from '../model/errors.js';
-import { logExitCode } from '../model/log/analyze.js';
-import { collectLogs } from '../probe/log-parallel.js';
 import { terminalText } from '../report/display.js';
-import { logJson, renderLog } from '../report/log-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { addSourceOptions, readNode, type SourceOptions } from './options.js';
 
@@ -40,6 +37,8 @@ export function registerLogCommand(program: Command): void {
       if (files.filter((f) => f === '-').length > 1) throw new UserError("standard input ('-') can be read once");
       // Usage is settled before the log is read (a large log takes seconds).
       if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
+      // The reader, the collector and its renderer load here, not with the CLI: every other command's start-up skips them.
+      const [{ logExitCode }, { collectLogs }, { logJson, renderLog }] = await Promise.all([import('../model/log/analyze.js'), import('../probe/log-parallel.js'), import('../report/log-text.js')]);
       const { collector, inputs } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
       const analysis = collector.result();
       if (analysis.input.ncclLines === 0) {

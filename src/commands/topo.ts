@@ -5,10 +5,9 @@
 import type { Command } from 'commander';
 import { UserError } from '../model/errors.js';
 import { LIMITS, readBounded } from '../probe/read-bounded.js';
-import { topoFile, topoFlags, topoReport, type TopoOverrides } from '../model/topo/report.js';
+import type { TopoOverrides } from '../model/topo/report.js';
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { renderTopo, topoJson } from '../report/topo-text.js';
 import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
 
 interface TopoOptions extends SourceOptions {
@@ -41,6 +40,8 @@ export function registerTopoCommand(program: Command): void {
     .option('--no-color', 'no colour')
     .action(async (opts: TopoOptions) => {
       if (opts.json && opts.xml) throw new UserError('--json and --xml: give one');
+      // The topology model loads here, not with the CLI: every other command's start-up skips it.
+      const [{ topoFile, topoFlags, topoReport }, { renderTopo, topoJson }] = await Promise.all([import('../model/topo/report.js'), import('../report/topo-text.js')]);
       const snap = await readNode(opts, { rdma: true, topology: true });
       if (opts.xml) {
         const x = topoFile(snap, { ncclVersion: opts.ncclVersion, hca: opts.hca });
