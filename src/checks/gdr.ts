@@ -3,7 +3,6 @@
 
 import type { Check } from '../model/doctor/types.js';
 import { gdrLevelFinding, gdrReadiness, gdrSummary } from '../model/nccl/gdr.js';
-import { atLeast } from '../model/nccl/versions.js';
 import { advise, ok, result, run, unsetEnv } from '../model/result/build.js';
 import type { Evidence, Outcome } from '../model/result/types.js';
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
@@ -71,7 +70,7 @@ const versionCaveats: Check = {
     const out: Outcome[] = [];
     const nvidiaPeermem = moduleLoaded(rdma, 'nvidia_peermem');
     const seen = profile.peerMemPaths.some((p) => present(rdma, p));
-    if (nvidiaPeermem && !seen && !atLeast(v, '2.23.4')) {
+    if (nvidiaPeermem && !seen && !profile.peerMemModule) {
       out.push(
         result(
           'warn',

@@ -221,11 +221,6 @@ const dscpMarking: Check = {
 // ---------------------------------------------------------------------------
 // QOS-003: NCCL_IB_TC against the site's DSCP
 
-function atLeast(ctx: CheckContext, major: number, minor: number, patch: number): boolean {
-  const v = ctx.reasoning.choice.version;
-  return v.major !== major ? v.major > major : v.minor !== minor ? v.minor > minor : v.patch >= patch;
-}
-
 function envEvidence(ctx: CheckContext, name: string): Evidence {
   const o = ctx.reasoning.env.origins[name];
   const value = `${name}=${ctx.reasoning.env.vars[name] ?? ''}`;
@@ -240,7 +235,7 @@ const ibTc: Check = {
   run(ctx) {
     const raw = ctx.reasoning.env.vars['NCCL_IB_TC'];
     // ≥ 2.26.2 the default is -1 ("unset": the communicator's trafficClass, else 0); 0 before.
-    const dflt = ctx.reasoning.profile.version.vendor === 'ncclx' || atLeast(ctx, 2, 26, 2) ? -1 : 0;
+    const dflt = ctx.reasoning.profile.ibTcDefaultUnset ? -1 : 0;
     const p = parseNcclInt(raw, dflt);
     const set = raw !== undefined && raw !== '' && p.value !== -1;
     const tc = set ? p.value & 0xff : 0;

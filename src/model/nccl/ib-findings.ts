@@ -13,7 +13,7 @@ import { groupNotes } from './ifname-list.js';
 import { parseNumbered, sysText, type IbSelection } from './ib.js';
 import { dedupeFindings, type Finding, type Severity } from './socket-findings.js';
 import type { ConsumerResult } from './socket.js';
-import { atLeast, versionString, type Profile } from './versions.js';
+import { versionString, type Profile } from './versions.js';
 
 export interface IbFindingContext {
   report: IbReport;
@@ -204,7 +204,7 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   const nonPci = report.devices.filter((d) => d.device.kind !== 'symlink' || d.device.subsystem !== 'pci');
   if (nonPci.length) {
     const fused = selection.merge.groups.some((g) => g.merged && g.key.startsWith('first CPU'));
-    const buggy = profile.ibMerge === 'core-vnic' && !atLeast(profile.version, '2.29.2');
+    const buggy = profile.searchFallbackNetZero;
     for (const d of nonPci) {
       const what = d.device.kind === 'directory' ? 'a plain directory, not a symlink into /sys/devices' : d.device.kind === 'missing' ? 'absent from this view (a partial capture? on a live node NCCL WARNs "Could not find real path of …")' : d.device.kind === 'other' ? 'not a symlink' : `a symlink to a non-PCI parent (${d.device.subsystem ?? 'no subsystem'})`;
       const shown = d.device.pciPath && !d.device.pciPathIsPci ? ` NCCL folds the path to ${d.device.pciPath}, which is not a PCI device, and logs "Topology detection: network path … is not a PCI device (${d.device.kind === 'directory' ? '' : d.device.subsystem ?? ''})".` : '';
@@ -320,7 +320,7 @@ export function ibFindings(c: IbFindingContext): Finding[] {
         'IB-035',
         'warn',
         `NCCL fuses ${members.map(withNetdev).join(' and ')} into one virtual NIC, but they are on different IPv4 subnets (${[...subnets.entries()].map(([n, l]) => `${n}: ${l.join(', ')}`).join('; ')}): a connection may leave through the port that cannot reach the peer (direct-connect meshes)`,
-        setEnv({ NCCL_NET_MERGE_LEVEL: 'LOC' }, atLeast(profile.version, '2.30.7') ? 'NCCL ≥ 2.30.7 also offers NCCL_IB_SUBNET_AWARE_ROUTING=1 with NCCL_IB_MERGE_NICS=0' : undefined),
+        setEnv({ NCCL_NET_MERGE_LEVEL: 'LOC' }, profile.ibSubnetAwareRouting ? 'NCCL ≥ 2.30.7 also offers NCCL_IB_SUBNET_AWARE_ROUTING=1 with NCCL_IB_MERGE_NICS=0' : undefined),
       );
     }
   }
