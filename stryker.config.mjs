@@ -11,6 +11,10 @@ export default {
   // The fixture trees hold /sys symlinks the sandbox copy cannot take: linked back by test/helpers/mutate-setup.ts.
   ignorePatterns: ['test/fixtures', 'dist', 'reports', 'bench', 'lab'],
   coverageAnalysis: 'perTest',
+  // A mutant of module-level code (a constant table, a regex built at load)
+  // runs every test, not only those covering it: 38 % of the mutants of
+  // src/model/result took 95 % of its time. They are left out of the score.
+  ignoreStatic: true,
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',
   // Two shared cores: one mutant at a time per core.

@@ -3,8 +3,8 @@
 //   node scripts/mutation-by-folder.mjs [report.json …]
 // Several reports (e.g. one per folder run) are merged, the last one winning
 // for a file. The rate is Stryker's mutation score: (killed + timed out) over
-// every mutant that is valid (compile and runtime errors and ignored mutants
-// left out), mutants no test reaches counting as survivors.
+// every mutant that is valid (compile and runtime errors, ignored and static
+// mutants left out), mutants no test reaches counting as survivors.
 import { readFileSync } from 'node:fs';
 
 const files = process.argv.slice(2);
@@ -14,11 +14,15 @@ for (const f of files) for (const [path, data] of Object.entries(JSON.parse(read
 
 const folders = new Map();
 for (const [path, data] of byFile) {
-  const m = /src\/model\/(?:([^/]+)\/)?[^/]+$/.exec(path);
+  const m = /src\/model\/(.+)$/.exec(path);
   if (!m) continue;
-  const folder = m[1] ?? '(model)';
+  // The first folder under src/model (nccl/ib-findings/ib001.ts counts for nccl); files directly in src/model are '(model)'.
+  const parts = m[1].split('/');
+  const folder = parts.length > 1 ? parts[0] : '(model)';
   const c = folders.get(folder) ?? { killed: 0, survived: 0, noCoverage: 0 };
   for (const mu of data.mutants) {
+    // Static mutants (module-level code) are left out (stryker.config.mjs ignoreStatic), also from older reports.
+    if (mu.static) continue;
     if (mu.status === 'Killed' || mu.status === 'Timeout') c.killed++;
     else if (mu.status === 'Survived') c.survived++;
     else if (mu.status === 'NoCoverage') c.noCoverage++;
