@@ -579,7 +579,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   if (unplaced.length) result.unplaced = unplaced;
   const isForced = new Set(forced.map((g) => g.join(',')));
   const fatal = profile.vnicRefusal === 'fatal';
-  // From 2.29.2 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
+  // From 2.28.7 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
   const quiet = profile.vnicRefusalQuiet;
   const after = fatal ? 'ncclTopoMakeVnic returns the error and initialisation fails' : 'NCCL marks them unplaced and places them apart (2.26.2+), so they stay separate NETs';
   for (const [key, members] of groups) {

@@ -160,7 +160,7 @@ export interface Profile {
   ibTcDefaultUnset: boolean;
   /** How the core places a vNIC in its topology (ncclTopoGetVNicParent, ncclTopoWidenLinks). */
   vnic: VnicRules;
-  /** ≥ 2.29.2: ncclTopoMakeVnic calls the transport's makeVDevice under NOWARN, so a refusal prints as INFO. */
+  /** ≥ 2.28.7: ncclTopoMakeVnic calls the transport's makeVDevice under NOWARN, so a refusal prints as INFO. */
   vnicRefusalQuiet: boolean;
   /** ≥ 2.26.2: the IB transport refuses a vNIC mixing link layers with 'Attempted to merge incompatible devices' (before: 'Trying to merge multiple devices together with different link_layer properties'). */
   vnicLinkLayerLog: 'incompatible' | 'link-layer';
@@ -258,7 +258,7 @@ export function profileFor(v: NcclVersion): Profile {
     gdrLevelNames: GDR_LEVEL_SINCE.filter(([, since]) => ge(since)).map(([name]) => name),
     ibTcDefaultUnset: ge('2.26.2'),
     vnic: { firstPciParent: ge('2.27.3'), cpuMadeUp: ge('2.28.3'), widen: ge('2.30.7') ? 'parent' : ge('2.28.3') ? 'chain' : 'none', numaFatal: ge('2.30.7') },
-    vnicRefusalQuiet: ge('2.29.2'),
+    vnicRefusalQuiet: ge('2.28.7'),
     vnicLinkLayerLog: ge('2.26.2') ? 'incompatible' : 'link-layer',
     searchFallbackNetZero: ge('2.24.3') && !ge('2.29.2'),
     ibSubnetAwareRouting: ge('2.30.7'),
