@@ -27,7 +27,8 @@ describe('behaviour profiles (nccl-behavior.md §1.5, §8)', () => {
   it('NCCLX v2_29/v2_30: RUNNING, no virbr, IPADDR_PREFIX; v2_29 inherits the subnet bug', () => {
     expect(p('ncclx-2.29')).toMatchObject({ runningFilter: true, autoExclude: '^docker,lo', virbrStep: false, ipaddrPrefix: true, invertedV4Subnet: true, id: 'ncclx-v2_29' });
     expect(p('ncclx-2.30')).toMatchObject({ virbrStep: false, ipaddrPrefix: true, invertedV4Subnet: false });
-    expect(p('ncclx-2.31')).toMatchObject({ virbrStep: true, autoExclude: '^docker,lo,virbr' });
+    // torchcomms 59426ba4 comms/ncclx/v2_31: upstream's socket selection, and src/os/linux.cc reads no NCCL_SOCKET_IPADDR_PREFIX.
+    expect(p('ncclx-2.31')).toMatchObject({ virbrStep: true, autoExclude: '^docker,lo,virbr', ipaddrPrefix: false });
   });
   it('conf-file features by version (§0.1)', () => {
     expect(p('2.23.3').confFileVar).toBe(false);

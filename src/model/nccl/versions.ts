@@ -100,7 +100,7 @@ export interface Profile {
   invertedV4Subnet: boolean;
   /** ≤ 2.30.4 hand-written scanner; ≥ 2.30.7 tokenizer (nccl-behavior.md §1.3). */
   listParser: ListParser;
-  /** NCCLX: NCCL_SOCKET_IPADDR_PREFIX filters addresses after the name match. */
+  /** NCCLX v2_29 and v2_30: NCCL_SOCKET_IPADDR_PREFIX filters addresses after the name match (v2_31's os/linux.cc has no such filter). */
   ipaddrPrefix: boolean;
   /** ≥ 2.23.4: NCCL_CONF_FILE names the user conf file. */
   confFileVar: boolean;
@@ -228,7 +228,7 @@ export function profileFor(v: NcclVersion): Profile {
     virbrStep: virbr,
     invertedV4Subnet: inverted,
     listParser: ge('2.30.7') ? 'tokenizer' : 'scanner',
-    ipaddrPrefix: v.vendor === 'ncclx',
+    ipaddrPrefix: ncclxOld,
     confFileVar: ge('2.23.4'),
     confComments: ge('2.26.2'),
     confCrlf: ge('2.30.3'),
