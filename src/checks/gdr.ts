@@ -1,4 +1,4 @@
-// GPUDirect RDMA checks (nccl-behavior.md §5): readiness (src/model/nccl/gdr.ts),
+// GPUDirect RDMA checks (docs/nccl/gdr.md): readiness (src/model/nccl/gdr.ts),
 // peer-memory caveats of older NCCL, and NCCL_NET_GDR_LEVEL's accepted values.
 
 import type { Check } from '../model/doctor/types.js';

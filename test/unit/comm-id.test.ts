@@ -12,7 +12,7 @@ const ctx = (v = '2.28.3', res: Record<string, { address: string; family: 'AF_IN
   },
 });
 
-describe('NCCL_COMM_ID parsing (nccl-behavior.md §1.5)', () => {
+describe('NCCL_COMM_ID parsing (docs/nccl/socket.md §5)', () => {
   it('ip:port', () => {
     const r = parseCommId('10.0.0.1:5000', ctx());
     expect(r).toMatchObject({ ok: true, target: { family: 'AF_INET', address: '10.0.0.1', port: 5000, scopeId: 0 } });

@@ -1,4 +1,4 @@
-// NCCL's GID index choice (nccl-behavior.md §3), rule by rule.
+// NCCL's GID index choice (docs/nccl/gid.md), rule by rule.
 import { describe, expect, it } from 'vitest';
 import {
   classifyType,

@@ -1,4 +1,4 @@
-// Which ports NCCL's IB transport keeps, their order and merging (nccl-behavior.md §2, §6, §7.3).
+// Which ports NCCL's IB transport keeps, their order and merging (docs/nccl/ib.md; docs/nccl/net-plugins.md; docs/nccl/topology.md §3).
 import { describe, expect, it } from 'vitest';
 import { ibModel } from '../../src/model/nccl/ib-report.js';
 import { busIdToInt, mergeLevelOf, parseNumbered, parseRateGbps, roceMtuFor } from '../../src/model/nccl/ib.js';

@@ -3,7 +3,7 @@ import { beyondModel, parseVersion, profileFor, profileOfStated, VersionError, v
 
 const p = (v: string) => profileFor(parseVersion(v));
 
-describe('behaviour profiles (nccl-behavior.md §1.5, §8)', () => {
+describe('behaviour profiles (docs/nccl/versions.md)', () => {
   it('before 2.28.3: no RUNNING filter, ^docker,lo, no virbr step', () => {
     expect(p('2.27.7')).toMatchObject({ runningFilter: false, autoExclude: '^docker,lo', virbrStep: false, id: 'nccl<2.28.3' });
     expect(p('2.28.2').runningFilter).toBe(false);

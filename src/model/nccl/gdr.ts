@@ -1,4 +1,4 @@
-// GPUDirect RDMA readiness on the NIC side (nccl-behavior.md §5): whether a
+// GPUDirect RDMA readiness on the NIC side (docs/nccl/gdr.md): whether a
 // peer-memory path this NCCL version checks exists, else whether DMA-BUF can
 // stand in. One function for the doctor (GDR-001), the IB report (IB-012) and
 // compare, so they cannot disagree.

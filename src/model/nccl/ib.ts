@@ -1,5 +1,5 @@
 // Which RDMA devices and ports NCCL's IB transport keeps, in which order, and
-// how it merges them (nccl-behavior.md §2, §6, §7.3). Pure: everything comes
+// how it merges them (docs/nccl/ib.md; docs/nccl/net-plugins.md; docs/nccl/topology.md §3). Pure: everything comes
 // from the snapshot's RDMA part, the effective variables and the IB OOB
 // interface chosen by the socket rules.
 

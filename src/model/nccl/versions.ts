@@ -1,6 +1,8 @@
-// NCCL behaviour profiles. Every rule in src/nccl asks a Profile what the
+// NCCL behaviour profiles. Every rule in src/model asks a Profile what the
 // version it models does, never the raw version string, so a version
-// difference lives in exactly one place (nccl-behavior.md §1.5, §8, §0.1).
+// difference lives in exactly one place: here (docs/nccl/versions.md lists
+// every flag with the NCCL source that sets its threshold;
+// test/arch/versions.test.ts keeps it so).
 
 import { UserError } from '../errors.js';
 
@@ -17,7 +19,7 @@ export interface NcclVersion {
   patchAssumed: boolean;
 }
 
-/** The newest NVIDIA release nccl-behavior.md was written against. */
+/** The newest NVIDIA release docs/nccl/ describes. */
 export const NEWEST_KNOWN: NcclVersion = {
   vendor: 'nvidia',
   major: 2,
@@ -98,7 +100,7 @@ export interface Profile {
   virbrStep: boolean;
   /** 2.29.2 – 2.30.2 and NCCLX v2_29: IPv4 subnet comparison is inverted. */
   invertedV4Subnet: boolean;
-  /** ≤ 2.30.4 hand-written scanner; ≥ 2.30.7 tokenizer (nccl-behavior.md §1.3). */
+  /** ≤ 2.30.4 hand-written scanner; ≥ 2.30.7 tokenizer (docs/nccl/socket.md §3). */
   listParser: ListParser;
   /** NCCLX v2_29 and v2_30: NCCL_SOCKET_IPADDR_PREFIX filters addresses after the name match (v2_31's os/linux.cc has no such filter). */
   ipaddrPrefix: boolean;
@@ -113,7 +115,7 @@ export interface Profile {
   /** Log line prefix for the bootstrap interface. */
   bootstrapLogPrefix: string;
 
-  // IB transport (nccl-behavior.md §2, §3, §5, §6).
+  // IB transport (docs/nccl/ib.md; docs/nccl/gid.md; docs/nccl/gdr.md; docs/nccl/net-plugins.md).
   /** MAX_IB_DEVS: ports kept, and NCCL_IB_HCA entries parsed (32 from 2.18.5, 16 before). */
   ibMaxDevs: number;
   /** ≥ 2.18.1: NCCL_IB_MERGE_VFS (default 1) folds both PCI device digits; before, only the low one is folded. */

@@ -1,5 +1,5 @@
 // Which NET devices NCCL fuses into virtual NICs (≥ 2.24.3, graph/topo.cc
-// ncclTopoAutoMerge; nccl-behavior.md §7.3). The one decision `ncclx ib` and
+// ncclTopoAutoMerge; docs/nccl/topology.md §3). The one decision `ncclx ib` and
 // `ncclx topo` both use. Pure.
 
 import type { VnicRules } from './versions.js';
@@ -61,7 +61,7 @@ export interface NetNumber {
 
 /**
  * The NET devices NCCL ends with, in index order (topo.cc ncclTopoProcessNet;
- * nccl-behavior.md §7.3), from the groups it fused, whether its topology
+ * docs/nccl/topology.md §3), from the groups it fused, whether its topology
  * reads each group's vNIC (`read`, parallel to `fused`; vnicHome), and the
  * physical count:
  * - 'fused-only' (≥ 2.27.3): unfused devices keep their index; each fused
