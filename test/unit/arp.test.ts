@@ -263,7 +263,8 @@ describe('what ARP settings are healthy, on both sides of each value (memberHeal
   const healthy = (conf: KernelSpec['conf']) => memberHealthy(twoRails({ conf, ...policyRouting() }), 'ens1f0np0');
   const settings = (conf: KernelSpec['conf']) => {
     const s = arpSettings(twoRails({ conf }).kernel!, 'ens1f0np0');
-    return 'unreadable' in s ? s : { severity: s.severity, settings: s.settings };
+    if ('unreadable' in s) throw new Error(`unreadable: ${s.unreadable}`);
+    return { severity: s.severity, settings: s.settings };
   };
   it('arp_ignore 1 and 2 are healthy; 0, 3 and 8 are not', () => {
     for (const [v, ok] of [[0, false], [1, true], [2, true], [3, false], [8, false]] as const) {
