@@ -1,6 +1,7 @@
-// Shared pieces of the IB finding tests (one file per finding id, as the
-// findings are one function per id: src/model/nccl/ib-findings/). Findings
-// are read through ibModel, as `ncclx ib` reads them.
+// Shared pieces of the IB finding tests (one module per finding id, as the
+// findings are one function per id: src/model/nccl/ib-findings/; all run by
+// test/unit/ib-findings.test.ts). Findings are read through ibModel, as
+// `ncclx ib` reads them. Fixture nodes are probed once per run.
 import { join } from 'node:path';
 import { beforeAll, expect } from 'vitest';
 import { ibModel, type IbOverrides } from '../../../src/model/nccl/ib-report.js';

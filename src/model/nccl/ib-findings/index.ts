@@ -1,8 +1,9 @@
 // Findings about the IB transport: each names what NCCL will do that the user
 // probably did not intend, on which device and port, and one fix. One finding
-// id, one small function, one test file (test/unit/ib-findings/), as the
-// doctors ncclx learns from do it; this file is the list, in the order the
-// report shows them. IDs are stable (IB-001 …) and listed in docs/ib-json.md.
+// id, one small function, one test module (test/unit/ib-findings/ibNNN.ts,
+// run by test/unit/ib-findings.test.ts), as the doctors ncclx learns from do
+// it; this file is the list, in the order the report shows them. IDs are
+// stable (IB-001 …) and listed in docs/ib-json.md.
 //
 // Where an id is raised for each item of a walk (a NCCL_IB_HCA entry, a
 // refused merge, a port's GID choice) its function takes that item, so the
