@@ -1,6 +1,6 @@
 // Findings about the IB transport: each names what NCCL will do that the user
 // probably did not intend, on which device and port, and one fix. One finding
-// id, one small function, one test module (test/unit/ib-findings/ibNNN.ts,
+// id, one small function, one test module (test/unit/ib-findings/ib001.ts …,
 // run by test/unit/ib-findings.test.ts), as the doctors ncclx learns from do
 // it; this file is the list, in the order the report shows them. IDs are
 // stable (IB-001 …) and listed in docs/ib-json.md.
