@@ -6,7 +6,7 @@
 // fixture (kernel-overlay.mjs), as in kernel-arp.test.ts; ncclx runs unchanged.
 
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -557,7 +557,9 @@ if (RUN) {
         c.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
         c.on('close', (code) => resolve({ code, stderr }));
       });
-      rmSync(mnt, { recursive: true, force: true }); // an empty directory again: the mount went with its namespace
+      // The mount went with its namespace: an empty directory again. rmdir, never a recursive remove:
+      // were the checkout still mounted there, it would refuse instead of deleting the checkout.
+      rmdirSync(mnt);
       expect(res.code, res.stderr).toBe(2);
       expect(res.stderr).toMatch(/not root \(uid 65534\)/);
       expect(kernelState(k, ['ens1f0np0', 'ens2f0np0'])).toEqual(before);
