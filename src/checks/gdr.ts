@@ -1,9 +1,8 @@
-// GPUDirect RDMA checks (nccl-behavior.md §5): readiness (src/model/nccl/gdr.ts),
+// GPUDirect RDMA checks (docs/nccl/gdr.md): readiness (src/model/nccl/gdr.ts),
 // peer-memory caveats of older NCCL, and NCCL_NET_GDR_LEVEL's accepted values.
 
 import type { Check } from '../model/doctor/types.js';
 import { gdrLevelFinding, gdrReadiness, gdrSummary } from '../model/nccl/gdr.js';
-import { atLeast } from '../model/nccl/versions.js';
 import { advise, ok, result, run, unsetEnv } from '../model/result/build.js';
 import type { Evidence, Outcome } from '../model/result/types.js';
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
@@ -71,7 +70,7 @@ const versionCaveats: Check = {
     const out: Outcome[] = [];
     const nvidiaPeermem = moduleLoaded(rdma, 'nvidia_peermem');
     const seen = profile.peerMemPaths.some((p) => present(rdma, p));
-    if (nvidiaPeermem && !seen && !atLeast(v, '2.23.4')) {
+    if (nvidiaPeermem && !seen && !profile.peerMemModule) {
       out.push(
         result(
           'warn',

@@ -1,6 +1,6 @@
 // QoS checks: root qdiscs on NCCL's socket interfaces, DSCP marking in
 // nftables / iptables, NCCL_IB_TC against the DSCP the site marks
-// (nccl-behavior.md §4.1: TC = DSCP × 4, DSCP = TC >> 2), and NCCLX's
+// (docs/nccl/qos.md §1: TC = DSCP × 4, DSCP = TC >> 2), and NCCLX's
 // NCCL_SOCKET_TOS_CONFIG. The marking rules are read by src/model/linux/dscp.ts.
 //
 // tc and netfilter only ever see packets of the kernel's IP stack — NCCL's
@@ -117,7 +117,7 @@ const rootQdisc: Check = {
             'info',
             `${link}: ${desc} — classful or dropping qdisc; NCCL's sockets use ephemeral ports, so only interface- or address-based filters can class them`,
             ev,
-            'A classful qdisc puts unclassified traffic in its default class; NCCL cannot be classified by port (nccl-behavior.md §1.9). It applies to TCP only, never RoCE.',
+            'A classful qdisc puts unclassified traffic in its default class; NCCL cannot be classified by port (docs/nccl/socket.md §9). It applies to TCP only, never RoCE.',
             withFixes(null, ['qdisc-priority']),
           ),
         );
@@ -193,7 +193,7 @@ const dscpMarking: Check = {
               'warn',
               `${summary} — catches only PyTorch's TCPStore / rendezvous (MASTER_PORT), not NCCL`,
               ev,
-              'NCCL binds every socket to port 0 and gets an ephemeral port (nccl-behavior.md §1.9); 29500-29999 is PyTorch\'s store, so NCCL\'s traffic leaves unmarked.',
+              'NCCL binds every socket to port 0 and gets an ephemeral port (docs/nccl/socket.md §9); 29500-29999 is PyTorch\'s store, so NCCL\'s traffic leaves unmarked.',
               rem,
             ),
           );
@@ -221,11 +221,6 @@ const dscpMarking: Check = {
 // ---------------------------------------------------------------------------
 // QOS-003: NCCL_IB_TC against the site's DSCP
 
-function atLeast(ctx: CheckContext, major: number, minor: number, patch: number): boolean {
-  const v = ctx.reasoning.choice.version;
-  return v.major !== major ? v.major > major : v.minor !== minor ? v.minor > minor : v.patch >= patch;
-}
-
 function envEvidence(ctx: CheckContext, name: string): Evidence {
   const o = ctx.reasoning.env.origins[name];
   const value = `${name}=${ctx.reasoning.env.vars[name] ?? ''}`;
@@ -240,7 +235,7 @@ const ibTc: Check = {
   run(ctx) {
     const raw = ctx.reasoning.env.vars['NCCL_IB_TC'];
     // ≥ 2.26.2 the default is -1 ("unset": the communicator's trafficClass, else 0); 0 before.
-    const dflt = ctx.reasoning.profile.version.vendor === 'ncclx' || atLeast(ctx, 2, 26, 2) ? -1 : 0;
+    const dflt = ctx.reasoning.profile.ibTcDefaultUnset ? -1 : 0;
     const p = parseNcclInt(raw, dflt);
     const set = raw !== undefined && raw !== '' && p.value !== -1;
     const tc = set ? p.value & 0xff : 0;
@@ -302,7 +297,7 @@ const scope: Check = {
       ctx.reasoning.env.vars['NCCL_SOCKET_TOS_CONFIG'] !== undefined ||
       (kernel?.qdiscs.ok ? kernel.qdiscs.data.some((q) => q.root && (SHAPING.has(q.kind) || CLASSFUL_OR_AQM.has(q.kind))) : false);
     const text = `tc qdiscs and nftables/iptables act only on NCCL's TCP sockets (bootstrap, IB out-of-band, NET/Socket); RoCE data bypasses both — its class is NCCL_IB_TC. NCCL listens on ephemeral ports (${lo}-${hi}), so a rule for ports 29500-29999 catches PyTorch's TCPStore, not NCCL`;
-    if (configured) return result('info', text, ev, 'RoCE frames are built by the NIC from the QP\'s address vector and never enter the kernel\'s IP stack; NCCL binds every socket to port 0 (nccl-behavior.md §1.9).');
+    if (configured) return result('info', text, ev, 'RoCE frames are built by the NIC from the QP\'s address vector and never enter the kernel\'s IP stack; NCCL binds every socket to port 0 (docs/nccl/socket.md §9).');
     // Rules that could not be read may be there: that is not a pass (the unknown says how to know).
     if (!inv || !markingKnown(inv)) return unknownResult('socket QoS rules', inv ? `the marking rules could not be read (${inv.missing.join('; ') || inv.unreadable.map((u) => u.reason).join('; ')})` : NO_KERNEL_PART, ev);
     return result('na', `no socket QoS configured: nothing for tc / iptables to get wrong (${lo}-${hi} are NCCL's ephemeral ports)`, ev, '');

@@ -1,5 +1,5 @@
 // RDMA checks: everything `ncclx ib` finds, one check per finding id. The
-// findings come from the IB model (src/commands/ib-model.ts); this module only
+// findings come from the IB model (src/model/nccl/ib-report.ts); this module only
 // gives each id a title, an "ok" sentence and a why, and maps it to a family.
 
 import { ibModel, type IbModel } from '../model/nccl/ib-report.js';

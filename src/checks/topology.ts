@@ -1,4 +1,4 @@
-// Topology checks (nccl-behavior.md §7): NIC functions with no RDMA device and
+// Topology checks (docs/nccl/topology.md): NIC functions with no RDMA device and
 // GPU↔NIC NUMA placement. (RDMA devices off the PCI tree are IB-011, in this family.)
 
 

@@ -14,7 +14,7 @@
 //   file): compare never reads it, so it is replaced by a "not read" record.
 //
 // Everything else goes through JSON.parse and the snapshot schema
-// (validateSnapshot in src/snapshot/schema.ts). Anything unexpected — compact
+// (validateSnapshot in src/model/snapshot/schema.ts). Anything unexpected — compact
 // JSON, another indentation, an odd entry — falls back to the plain path, which
 // also produces the error message for a bad file.
 

@@ -1,6 +1,6 @@
 // The NCCL-related environment and every conf file NCCL might read, raw.
 // Which of them apply depends on the NCCL version, so the merge is done later
-// by the pure src/nccl/conf.ts.
+// by the pure src/model/nccl/conf.ts.
 
 import { userInfo } from 'node:os';
 import { isRelevantVar, type ConfFileRecord, type ConfRole } from '../model/nccl/conf.js';

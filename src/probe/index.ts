@@ -1,4 +1,4 @@
-// Read a node into a NodeSnapshot. The only place (with src/fixes) that
+// Read a node into a NodeSnapshot. The only place (with src/fix) that
 // touches the system; everything downstream is pure.
 
 import { lookup } from 'node:dns/promises';

@@ -20,7 +20,7 @@ import type { Root } from './root.js';
 
 export const IB_CLASS = '/sys/class/infiniband';
 
-/** Every peer-memory path any NCCL version checks (nccl-behavior.md §5). */
+/** Every peer-memory path any NCCL version checks (docs/nccl/gdr.md). */
 export const PEER_MEM_PATHS = [
   '/sys/kernel/mm/memory_peers/nv_mem/version',
   '/sys/kernel/mm/memory_peers/nvidia-peermem/version',

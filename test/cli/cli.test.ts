@@ -77,7 +77,7 @@ describe('bad input', () => {
     expect(ncclx(['explain', '--bogus']).code).toBe(2);
   });
   it('garbage in a variable never crashes, and is read and judged, not dropped', () => {
-    // The NCCL_SOCKET_IFNAME finding each value must give (nccl-behavior.md §1.1, §1.3).
+    // The NCCL_SOCKET_IFNAME finding each value must give (docs/nccl/socket.md §1, §3).
     const cases: [string, string][] = [
       ['[', 'SOCK-005'], // one character: ignored by NCCL
       ['[]', 'SOCK-011'], // a name that matches nothing

@@ -27,7 +27,9 @@ export async function cluster(n: number, faults: Record<number, Fault> = {}, fix
 
 export async function mesh(n: number, o: Parameters<typeof meshNode>[3] = {}): Promise<NodeSnapshot[]> {
   const info = await template('mesh-direct');
-  return Array.from({ length: n }, (_, i) => meshNode(info, i, n, o));
+  // meshNode shares parts of the template (the environment among them): a copy, so a test that sets a
+  // variable on its nodes does not set it for the tests after it.
+  return Array.from({ length: n }, (_, i) => structuredClone(meshNode(info, i, n, o)));
 }
 
 export function facts(snaps: NodeSnapshot[], o: Partial<FactsOptions> = {}): NodeFacts[] {

@@ -2,6 +2,7 @@
 // the mesh-direct fixture: which port faces which peer, pairs without a cable,
 // and what NCCL needs — by version (subnet-aware routing exists from 2.30.7).
 import { describe, expect, it } from 'vitest';
+import { compareNodes } from '../../src/model/compare/analyze.js';
 import { detectMesh } from '../../src/model/compare/mesh.js';
 import { byId, cluster, compare, facts, mesh } from './helpers.js';
 
@@ -86,5 +87,69 @@ describe('mesh reachability', () => {
     expect(detectMesh(facts(await mesh(3)), 'switched')).toBeNull();
     // Two nodes cabled back to back on /30s: point-to-point links make it a mesh.
     expect(detectMesh(facts(await mesh(2)))).toMatch(/point-to-point/);
+  });
+});
+
+describe('mesh reachability, each limit on both sides', () => {
+  const SET = { NCCL_IB_SUBNET_AWARE_ROUTING: '1', NCCL_IB_MERGE_NICS: '0', NCCL_CROSS_NIC: '1' };
+
+  it('two nodes (no third to misroute through): a warning, not an error; the remediation names the port per node', async () => {
+    let r = compare(await mesh(2), { ncclVersion: '2.28.3' });
+    expect(byId(r, 'CMP-041')).toEqual([
+      expect.objectContaining({
+        severity: 'warn',
+        summary: 'NCCL 2.28.3 on spark-a, spark-b has no subnet-aware routing (added in 2.30.7): it pairs ports by index and may use a port that does not face the peer',
+        remediation: { advice: 'Name only the port that faces the peer on each node (NCCL_IB_HCA==<that port>, per node), or upgrade to NCCL ≥ 2.30.7' },
+      }),
+    ]);
+    r = compare(await mesh(2), { ncclVersion: '2.30.7' });
+    expect(byId(r, 'CMP-041')[0]).toMatchObject({ severity: 'warn', summary: 'NCCL_IB_SUBNET_AWARE_ROUTING is not 1 on spark-a, spark-b' });
+  });
+
+  it('without subnet-aware routing the prefix findings are warnings', async () => {
+    const r = compare(await mesh(4, { oneSlash24: true }), { ncclVersion: '2.28.3' });
+    expect(byId(r, 'CMP-042')[0]).toMatchObject({ severity: 'warn' });
+    expect(byId(r, 'CMP-042').map((f) => f.severity)).not.toContain('ok');
+  });
+
+  it('a node with no cabled port is isolated (an error); pairs past five are counted, not listed', async () => {
+    const snaps = await mesh(3);
+    const c = snaps[2]!;
+    c.network.addresses = c.network.addresses.filter((a) => !a.address.startsWith('10.0.'));
+    const r = compare(snaps, { ncclVersion: '2.30.7' });
+    expect(r.mesh!.isolated).toEqual(['spark-c']);
+    expect(byId(r, 'CMP-040').map((f) => [f.severity, f.summary])).toEqual([
+      ['error', '1 node share no RDMA subnet with any other node: spark-c'],
+      ['warn', '2 pairs of nodes share no subnet: spark-a–spark-c, spark-b–spark-c'],
+    ]);
+
+    // Eight nodes on a template with fewer ports than peers: most pairs have no cable.
+    const big = compare(await mesh(8), { ncclVersion: '2.30.7', topology: 'mesh' });
+    const u = big.mesh!.unreachable;
+    expect(u.listed).toBe(true);
+    expect(u.count).toBe(28 - big.mesh!.pairs.length);
+    expect(u.count).toBeGreaterThan(5);
+    expect(byId(big, 'CMP-040').find((f) => f.severity === 'warn')!.summary).toMatch(new RegExp(`^${u.count} pairs of nodes share no subnet: (spark-.–spark-., ){4}spark-.–spark-. and ${u.count - 5} more$`));
+  });
+
+  it('point-to-point means /30 or longer: /30 is a mesh, /29 between two nodes is not', async () => {
+    expect(detectMesh(facts(await mesh(2, { linkPrefix: 30 })))).toBe('every shared RDMA subnet is a /30–/31 point-to-point link between two nodes (1 link)');
+    expect(detectMesh(facts(await mesh(2, { linkPrefix: 29 })))).toBeNull();
+    // With three nodes each reaches two peers through two ports: a mesh at any prefix.
+    expect(detectMesh(facts(await mesh(3, { linkPrefix: 24 })))).toBe('every shared RDMA subnet holds exactly two nodes, and nodes reach different peers through different ports (3 links)');
+  });
+
+  it("a port NCCL uses whose GID is not IPv4: subnet-aware routing cannot match it", async () => {
+    const snaps = await mesh(3);
+    for (const s of snaps) Object.assign(s.env.process, SET);
+    const fs = facts(snaps, { ncclVersion: '2.30.7' });
+    const p = fs[1]!.ports.find((x) => x.usedByNccl && x.gid?.kind === 'IPv4')!;
+    expect(compareNodes(fs, []).findings.filter((f) => f.checkId === 'CMP-041').map((f) => f.severity)).toEqual(['ok']);
+    p.gid = { ...p.gid!, kind: 'IPv6' };
+    const f = compareNodes(fs, []).findings.filter((x) => x.checkId === 'CMP-041' && x.severity === 'warn');
+    expect(f).toEqual([expect.objectContaining({ summary: `NCCL's GID on spark-b ${p.hca} is not an IPv4 GID: subnet-aware routing cannot match it`, nodes: ['spark-b'], remediation: { env: { NCCL_IB_ADDR_FAMILY: 'AF_INET' } } })]);
+    // A port NCCL does not use is not its concern.
+    p.usedByNccl = false;
+    expect(compareNodes(fs, []).findings.filter((x) => x.checkId === 'CMP-041' && x.severity === 'warn')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-// Address order and names as getifaddrs() gives them (nccl-behavior.md
-// §1.2): IPv4 of every link before any IPv6, the kernel's per-link order,
+// Address order and names as getifaddrs() gives them (docs/nccl/socket.md
+// §2): IPv4 of every link before any IPv6, the kernel's per-link order,
 // first address per name, alias labels, link-local IPv6, unusual names.
 
 import { spawnSync } from 'node:child_process';

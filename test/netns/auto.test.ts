@@ -1,4 +1,4 @@
-// Automatic selection (nccl-behavior.md §1.1, §1.2, §1.10): IFF_RUNNING,
+// Automatic selection (docs/nccl/socket.md §1, §2, §10): IFF_RUNNING,
 // the exclusion cascade, docker0/virbr0 bridges, lo, ib*, the 16-interface
 // limit — on real links in network namespaces.
 
@@ -230,7 +230,7 @@ scenario('A15 exclusion rules are prefixes: local0, docker_gwbridge, virbr0-nic 
   ],
 });
 
-// The worked example of nccl-behavior.md §1.10, row by row.
+// The worked example of docs/nccl/socket.md §10, row by row.
 scenario('A16 worked example §1.10: ib* wins auto mode', {
   links: [
     { name: 'lo' },

@@ -1,4 +1,4 @@
-// NCCL_COMM_ID (nccl-behavior.md §1.1 step 2, §1.5, §1.6): the subnet match
+// NCCL_COMM_ID (docs/nccl/socket.md §1, §5, §6): the subnet match
 // that drives bootstrap (ignoring NCCL_SOCKET_IFNAME), its own filtering
 // rules, IPv6 scope ids, the 2.29.2–2.29.7 inverted IPv4 test, parse and
 // resolution failures, and an exported-but-empty value.

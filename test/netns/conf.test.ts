@@ -1,4 +1,4 @@
-// Where values come from (nccl-behavior.md §0.1: conf files, the environment
+// Where values come from (docs/nccl/params.md §1: conf files, the environment
 // wins) and NCCLX's NCCL_SOCKET_IPADDR_PREFIX (§8).
 
 import { existsSync } from 'node:fs';

@@ -6,8 +6,10 @@
 // fixture (kernel-overlay.mjs), as in kernel-arp.test.ts; ncclx runs unchanged.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithTools, findTool, kernelSuite, makeNamespace, ncclx, rdmaFixture, type KNamespace } from './kernel-lib.js';
 import { sh } from './lib.js';
@@ -47,6 +49,17 @@ function baseline(k: KNamespace, links: string[], extra: Record<string, number> 
   const s: Record<string, number> = {};
   for (const n of ['all', 'default', ...links]) for (const key of KEYS) s[`net/ipv4/conf/${n}/${key}`] = 0;
   k.sysctl({ ...s, ...extra });
+}
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const BIND_RUN = fileURLToPath(new URL('./bind-run.mjs', import.meta.url));
+
+/** The temp directory if every directory above it lets other users through (o+x), else /tmp. */
+function searchableTmp(): string {
+  for (let d = tmpdir(); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return '/tmp';
+    if (dirname(d) === d) return tmpdir();
+  }
 }
 
 const sysctl = (k: KNamespace, ifname: string, key: string) => k.exec(['cat', `/proc/sys/net/ipv4/conf/${ifname}/${key}`]).trim();
@@ -497,7 +510,7 @@ if (RUN) {
     });
   });
 
-  describeWithTools(['ip', 'setpriv'], 'preconditions: not root, a tool missing — exit 2, a message naming it, nothing changed', () => {
+  describeWithTools(['ip', 'setpriv', 'unshare', 'mount'], 'preconditions: not root, a tool missing — exit 2, a message naming it, nothing changed', () => {
     let k: KNamespace;
     beforeAll(async () => {
       k = await makeNamespace([
@@ -532,15 +545,22 @@ if (RUN) {
 
     it('not root: exit 2, says so, nothing changed', async () => {
       const before = kernelState(k, ['ens1f0np0', 'ens2f0np0']);
-      // The namespace's private dist copy is readable by root only: run the checkout's own build as nobody.
-      const cli = join(__dirname, '../../dist/cli.js');
+      // Neither the private dist copy (mkdtemp: 0700) nor the checkout (a clone may sit under /root or
+      // `mktemp -d`) is reachable by nobody: the checkout is bind-mounted at a directory that is.
+      const mnt = mkdtempSync(join(searchableTmp(), 'ncclx-anyuser-'));
+      chmodSync(mnt, 0o755);
+      const cli = join(mnt, 'dist', 'cli.js');
+      const asNobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'fix', ...VERSION, '--apply', '--yes', '--only', 'qdisc-priority', '--mark-iface', 'ens1f0np0', '--rate', '1000', '--journal', join(k.dir, 'nobody.json')];
       const res = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const c = spawn('ip', ['netns', 'exec', k.ns, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'fix', ...VERSION, '--apply', '--yes', '--only', 'qdisc-priority', '--mark-iface', 'ens1f0np0', '--rate', '1000', '--journal', join(k.dir, 'nobody.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env['PATH'], HOME: '/' } });
+        const c = spawn('ip', ['netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, BIND_RUN, REPO, mnt, '--', ...asNobody], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env['PATH'], HOME: '/' } });
         let stderr = '';
         c.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
         c.on('close', (code) => resolve({ code, stderr }));
       });
-      expect(res.code).toBe(2);
+      // The mount went with its namespace: an empty directory again. rmdir, never a recursive remove:
+      // were the checkout still mounted there, it would refuse instead of deleting the checkout.
+      rmdirSync(mnt);
+      expect(res.code, res.stderr).toBe(2);
       expect(res.stderr).toMatch(/not root \(uid 65534\)/);
       expect(kernelState(k, ['ens1f0np0', 'ens2f0np0'])).toEqual(before);
     });

@@ -1,5 +1,5 @@
-// NCCL_SOCKET_IFNAME grammar and matching (nccl-behavior.md §1.1 step 1,
-// §1.3) and NCCL_SOCKET_FAMILY (§1.4), on real links.
+// NCCL_SOCKET_IFNAME grammar and matching (docs/nccl/socket.md §1
+// step 1, §3) and NCCL_SOCKET_FAMILY (§4), on real links.
 
 import { scenario, suiteGate, type Expect, type ProfileName } from './scenario.js';
 

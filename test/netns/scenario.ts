@@ -1,6 +1,6 @@
 // The scenario DSL of the namespace tests: one namespace per scenario, rows of
 // environments, one vitest case per (row, profile). Expected values are
-// written by hand from ../shared/docs/nccl-behavior.md through the profile
+// written by hand from the reference (docs/nccl/) through the profile
 // traits below — never computed by ncclx's own code.
 
 import { mkdirSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { buildScenario, checkPrerequisites, gate, pool, removeCliCopy, runExplai
 export type ProfileName = '2.22.3' | '2.27.7' | '2.28.3' | '2.29.3' | '2.29.7' | '2.30.3' | '2.30.7' | 'ncclx-2.29' | 'ncclx-2.30';
 
 /**
- * What each modelled NCCL build does, as nccl-behavior.md states it. `null`
+ * What each modelled NCCL build does, as docs/nccl/ states it. `null`
  * = the reference does not say for this build; rows that depend on it leave
  * the profile out.
  */
@@ -119,7 +119,7 @@ export interface Row {
   only?: (p: Traits) => boolean;
   expect: (p: Traits, b: Built) => Expect;
   /**
-   * Profiles where ncclx is known to disagree with nccl-behavior.md: the case
+   * Profiles where ncclx is known to disagree with docs/nccl/: the case
    * runs as it.fails (it must keep failing until the tool is fixed).
    */
   knownBug?: (p: Traits) => boolean;
@@ -173,7 +173,7 @@ function checkError(label: string, c: ExplainJson['socket'], want: string | RegE
   else expect(logs.some((l) => want.test(l)), `${label} error log ${JSON.stringify(logs)} ~ ${want}`).toBe(true);
 }
 
-/** Invariants that hold for every run (nccl-behavior.md §1.6, docs/explain-json.md). */
+/** Invariants that hold for every run (docs/nccl/socket.md §6, docs/explain-json.md). */
 export function checkInvariants(r: RunResult, p: Traits): ExplainJson {
   expect(r.json, `ncclx did not print JSON (exit ${r.code}): ${r.stderr}`).not.toBeNull();
   expect([0, 1], `exit code (stderr: ${r.stderr})`).toContain(r.code);

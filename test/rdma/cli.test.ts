@@ -198,7 +198,7 @@ describe('efa: link layer Unknown', () => {
   });
 });
 
-describe('transcribed public reports (../shared/fixtures/sysfs copies)', () => {
+describe('transcribed public reports (test/fixtures/transcribed)', () => {
   it('Mooncake#2747: GID 1 (IPv4 RoCE v2) from 2.21.5, 0 before', () => {
     expect(gidMap(ib('transcribed/mooncake-2747-rdma0', '2.28.3').j)['rdma0:1']).toBe(1);
     expect(gidMap(ib('transcribed/mooncake-2747-rdma0', '2.19.3').j)['rdma0:1']).toBe(0);

@@ -6,8 +6,8 @@
 // those functions on the tree below.
 import { describe, expect, it } from 'vitest';
 import { mergeDevices, readIbInputs, type NcclIbDevice } from '../../src/model/nccl/ib.js';
-import { atLeast, parseVersion, profileFor } from '../../src/model/nccl/versions.js';
-import { netPlace, pairPath, vnicHome, vnicRules, xmlNetPath, xmlStack } from '../../src/model/nccl/vnic.js';
+import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';
+import { netPlace, pairPath, vnicHome, xmlNetPath, xmlStack } from '../../src/model/nccl/vnic.js';
 import { netFusion } from '../../src/model/topo/report.js';
 import { buildSystem, fuseNets, pathMatrix, PATH_NAMES } from '../../src/model/topo/system.js';
 import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
@@ -40,7 +40,7 @@ const dev = (index: number, name: string, key: string, path = paths[key]!): Nccl
   return { index, dev: name, port: 1, linkLayer: 'InfiniBand', fullPciPath: p, pciPath: p, pciPathIsPci: true, rateGbps: 400, rail: -1, plane: -1, numa: key === 'E' ? 1 : 0 };
 };
 const place = (key: string) => netPlace(`/sys/devices/${paths[key]!.join('/')}`, true, key === 'E' ? 1 : 0);
-const rules = (v: string) => vnicRules((w) => atLeast(parseVersion(v), w));
+const rules = (v: string) => profileFor(parseVersion(v)).vnic;
 
 describe('ncclTopoGetPath between NETs', () => {
   it('reads the XML as xml.cc builds it: two sysfs levels per step, a switch\'s upstream port as its node', () => {

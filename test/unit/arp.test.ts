@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { fixText } from '../helpers/remediation.js';
-import { COMBINE, combine, routeFrom, sharedSubnets } from '../../src/model/linux/arp.js';
+import { arpSettings, COMBINE, combine, memberHealthy, routeFrom, sharedSubnets } from '../../src/model/linux/arp.js';
 import { rdmaNetdevs } from '../../src/model/linux/rdma-netdevs.js';
 import { parseV4Prefix } from '../../src/model/linux/ip.js';
 import type { IpRouteJson, IpRuleJson } from '../../src/model/snapshot/kernel-types.js';
@@ -256,5 +256,36 @@ describe('routeFrom: the lookup arp_filter and rp_filter make', () => {
     const rules: IpRuleJson[] = [{ priority: 10, src: '10.0.0.2', fwmark: '0x1', table: '7' }, ...DEFAULT_RULES];
     const routes: IpRouteJson[] = [{ dst: '10.0.0.0/24', dev: 'ens1f0np0' }, { dst: '10.0.0.0/24', dev: 'ens2f0np0', table: '7' }];
     expect(routeFrom(rules, routes, src, subnet).dev).toBe('ens1f0np0');
+  });
+});
+
+describe('what ARP settings are healthy, on both sides of each value (memberHealthy, arpSettings)', () => {
+  const healthy = (conf: KernelSpec['conf']) => memberHealthy(twoRails({ conf, ...policyRouting() }), 'ens1f0np0');
+  const settings = (conf: KernelSpec['conf']) => {
+    const s = arpSettings(twoRails({ conf }).kernel!, 'ens1f0np0');
+    if ('unreadable' in s) throw new Error(`unreadable: ${s.unreadable}`);
+    return { severity: s.severity, settings: s.settings };
+  };
+  it('arp_ignore 1 and 2 are healthy; 0, 3 and 8 are not', () => {
+    for (const [v, ok] of [[0, false], [1, true], [2, true], [3, false], [8, false]] as const) {
+      expect(healthy({ all: { arp_announce: 2, arp_ignore: v, arp_filter: 1 } }), `arp_ignore=${v}`).toBe(ok);
+      expect(settings({ all: { arp_announce: 2, arp_ignore: v, arp_filter: 1 } }).severity, `arp_ignore=${v}`).toBe(ok ? 'ok' : 'error');
+    }
+  });
+  it('a high `all` arp_ignore must come down too: it wins by max', () => {
+    expect(settings({ all: { arp_announce: 2, arp_ignore: 3, arp_filter: 1 } }).settings).toEqual([['all', 'arp_ignore', 1], ['ens1f0np0', 'arp_ignore', 1]]);
+    expect(settings({ all: { arp_announce: 2, arp_ignore: 0, arp_filter: 1 } }).settings).toEqual([['ens1f0np0', 'arp_ignore', 1]]);
+  });
+  it('arp_announce must be 2 (1 is not enough); arp_filter 1 (0 is a warning)', () => {
+    expect(healthy({ all: { arp_announce: 1, arp_ignore: 1, arp_filter: 1 } })).toBe(false);
+    expect(settings({ all: { arp_announce: 1, arp_ignore: 1, arp_filter: 1 } })).toEqual({ severity: 'error', settings: [['ens1f0np0', 'arp_announce', 2]] });
+    expect(healthy({ all: { arp_announce: 2, arp_ignore: 1, arp_filter: 0 } })).toBe(false);
+    expect(settings({ all: { arp_announce: 2, arp_ignore: 1, arp_filter: 0 } })).toEqual({ severity: 'warn', settings: [['ens1f0np0', 'arp_filter', 1]] });
+    expect(settings({ all: { arp_announce: 1, arp_ignore: 1, arp_filter: 0 } }).severity).toBe('error');
+  });
+  it('healthy sysctls are not enough without the routing; an unreadable value is never healthy', () => {
+    expect(memberHealthy(twoRails({ conf: GOOD_ARP }), 'ens2f0np0')).toBe(false);
+    expect(healthy({ ...GOOD_ARP, ens1f0np0: { arp_ignore: { error: 'EACCES' } } })).toBe(false);
+    expect(memberHealthy(twoRails(null), 'ens1f0np0')).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { atoi, parseNcclInt, strtoll0 } from '../../src/model/nccl/cint.js';
 
-describe('C integer parsing (nccl-behavior.md §0.2)', () => {
+describe('C integer parsing (docs/nccl/params.md §2)', () => {
   it('strtoll base 0: octal, hex, decimal', () => {
     expect(parseNcclInt('010', 0).value).toBe(8);
     expect(parseNcclInt('0x10', 0).value).toBe(16);

@@ -12,7 +12,7 @@ const ctx = (v = '2.28.3', res: Record<string, { address: string; family: 'AF_IN
   },
 });
 
-describe('NCCL_COMM_ID parsing (nccl-behavior.md §1.5)', () => {
+describe('NCCL_COMM_ID parsing (docs/nccl/socket.md §5)', () => {
   it('ip:port', () => {
     const r = parseCommId('10.0.0.1:5000', ctx());
     expect(r).toMatchObject({ ok: true, target: { family: 'AF_INET', address: '10.0.0.1', port: 5000, scopeId: 0 } });
@@ -80,6 +80,17 @@ describe('NCCL_COMM_ID ports outside 1–65535: htons keeps the low 16 bits', ()
     const r = parseCommId('10.0.0.1:65536', ctx());
     expect(r).toMatchObject({ ok: true, target: { port: 0 } });
     expect(r.ok && r.notes[0]).toMatch(/uses port 0, so the root listens on a port the kernel picks .* fail$/);
+  });
+  it('a literal port 0 is outside the range too: the same failure as a wrapped one', () => {
+    const r = parseCommId('10.0.0.1:0', ctx());
+    expect(r).toMatchObject({ ok: true, target: { port: 0 } });
+    expect(r.ok && r.notes).toEqual(['port 0 is outside 1–65535: NCCL keeps the low 16 bits (htons) and uses port 0, so the root listens on a port the kernel picks and the other ranks, connecting to port 0, fail']);
+    const v6 = parseCommId('[2001:db8::1]:0', ctx());
+    expect(v6.ok && v6.notes[0]).toMatch(/^port 0 is outside 1–65535: .*uses port 0, so the root listens/);
+    // Nothing after `]:`: NCCL reads port 0 (atoi of an empty string).
+    const empty = parseCommId('[2001:db8::1]:', ctx());
+    expect(empty).toMatchObject({ ok: true, target: { port: 0 } });
+    expect(empty.ok && empty.notes).toEqual(['no port after the address: NCCL reads port 0']);
   });
   it('[v6]:70000 the same (4464); 1 and 65535 are fine', () => {
     const r = parseCommId('[2001:db8::1]:70000', ctx());

@@ -9,7 +9,7 @@ const input = (process: Record<string, string>, files: Record<string, string>, h
   home: { passwd: home, env: home },
 });
 
-describe('conf files (nccl-behavior.md §0.1)', () => {
+describe('conf files (docs/nccl/params.md §1)', () => {
   it('environment beats the user file, which beats /etc/nccl.conf', () => {
     const e = effectiveEnv(
       input({ NCCL_SOCKET_IFNAME: 'env0' }, { '/home/u/.nccl.conf': 'NCCL_SOCKET_IFNAME=user0\nNCCL_IB_HCA=mlx5_0\n', '/etc/nccl.conf': 'NCCL_IB_HCA=mlx5_9\nNCCL_DEBUG=INFO\n' }),

@@ -2,7 +2,7 @@
 // each asserts the check fires (and what it says) on the node that has the
 // problem, and stays ok on the node that does not, so a check that never
 // fires, or always fires, fails here. Expectations follow
-// nccl-behavior.md §5 (peer-memory paths per version, DMA-BUF ≥ 2.13.4,
+// docs/nccl/gdr.md (peer-memory paths per version, DMA-BUF ≥ 2.13.4,
 // NCCL_NET_GDR_LEVEL names) and §7.
 
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// NCCL's GID index choice (nccl-behavior.md §3), rule by rule.
+// NCCL's GID index choice (docs/nccl/gid.md), rule by rule.
 import { describe, expect, it } from 'vitest';
 import {
   classifyType,
@@ -178,6 +178,14 @@ describe('InfiniBand ports', () => {
   it('NCCL_IB_ROUTABLE_FLID_GID_INDEX beyond the table gives 0; negative fails the query', () => {
     expect(idx(pick(ibTable('fec0:0000:0a1b:0001:a088:c203:0040:5e10'), { NCCL_IB_ROUTABLE_FLID_GID_INDEX: '200' }, '2.28.3', 'InfiniBand'))).toBe(0);
     expect(idx(pick(ibTable(null), { NCCL_IB_ROUTABLE_FLID_GID_INDEX: '-1' }, '2.28.3', 'InfiniBand'))).toBe('failure');
+  });
+  it('an index equal to the table length is outside it (GID 0); the last entry, with a FLID, is used', () => {
+    // 4 entries: 0 link-local, 3 routable (FLID 0x0a1b); NCCL tests r < gid_tbl_len.
+    const four = gids([[ll('a088:c203:0040:5e10'), 'IB/RoCE v1'], null, null, ['fec0:0000:0a1b:0001:a088:c203:0040:5e10', 'IB/RoCE v1']], 4, null);
+    expect(idx(pick(four, { NCCL_IB_ROUTABLE_FLID_GID_INDEX: '4' }, '2.28.3', 'InfiniBand'))).toBe(0);
+    expect(idx(pick(four, { NCCL_IB_ROUTABLE_FLID_GID_INDEX: '3' }, '2.28.3', 'InfiniBand'))).toBe(3);
+    // Index 0 itself is a valid choice of the variable.
+    expect(pick(four, { NCCL_IB_ROUTABLE_FLID_GID_INDEX: '0' }, '2.28.3', 'InfiniBand').trace[0]).toMatchObject({ index: 0 });
   });
   it('before 2.22.3 InfiniBand is addressed by LID: no GID index', () => {
     expect(pick(ibTable(null), {}, '2.21.5', 'InfiniBand').outcome).toMatchObject({ kind: 'not-used' });

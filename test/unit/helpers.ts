@@ -78,7 +78,7 @@ export function snapshotOf(
   };
 }
 
-/** The worked example of nccl-behavior.md §1.10. */
+/** The worked example of docs/nccl/socket.md §10. */
 export function workedExample(env: Record<string, string> = {}): NodeSnapshot {
   return snapshotOf(
     [

@@ -1,4 +1,4 @@
-// NCCL_IB_HCA (nccl-behavior.md §2.2) on the shared list parser.
+// NCCL_IB_HCA (docs/nccl/ib.md §2) on the shared list parser.
 import { describe, expect, it } from 'vitest';
 import { entryHits, matchHca, readHcaFilter } from '../../src/model/nccl/ib-hca.js';
 import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';

@@ -5,7 +5,7 @@ const scan = (s: string, max = 16) => parseList(s, { parser: 'scanner', maxEntri
 const tok = (s: string, max = 16) => parseList(s, { parser: 'tokenizer', maxEntries: max, fieldsMatter: true });
 const accepts = (list: ReturnType<typeof scan>, name: string, port = -1) => matchList(name, port, list).accepted;
 
-describe('NCCL_SOCKET_IFNAME / NCCL_IB_HCA grammar (nccl-behavior.md §1.3)', () => {
+describe('NCCL_SOCKET_IFNAME / NCCL_IB_HCA grammar (docs/nccl/socket.md §3)', () => {
   it('modifiers: ^ then =, in that order only', () => {
     expect(scan('^=eth0')).toMatchObject({ not: true, exact: true });
     const eq = scan('=^eth0');

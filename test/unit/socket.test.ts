@@ -2,7 +2,7 @@ import { fixText } from '../helpers/remediation.js';
 import { describe, expect, it } from 'vitest';
 import { ids, link, names, pairs, run, snapshotOf, workedExample } from './helpers.js';
 
-describe('worked example (nccl-behavior.md §1.10)', () => {
+describe('worked example (docs/nccl/socket.md §10)', () => {
   it('nothing set: ib0 only (ib1 DOWN is skipped from 2.28.3)', () => {
     const r = run(workedExample(), '2.28.3');
     expect(pairs(r.socket.selected)).toEqual(['ib0:192.168.1.5']);

@@ -1,5 +1,5 @@
 // Which GID each RoCE port should use, and the environment that makes NCCL
-// use it (nccl-behavior.md §3). NCCL_IB_GID_INDEX applies to every port, so
+// use it (docs/nccl/gid.md). NCCL_IB_GID_INDEX applies to every port, so
 // it is right only when one index is right everywhere; NCCL_IB_ADDR_RANGE can
 // make the automatic walk right when the ports' own addresses share a prefix
 // that the wrong GIDs (another pod's, an overlay's) are outside of. Otherwise

@@ -15,7 +15,7 @@ import { readGidParams } from '../nccl/gid.js';
 import { parseNumbered, parseRateGbps, selectIbDevices, sysText } from '../nccl/ib.js';
 import { inetAton, parseIPv4, subnetOf } from '../linux/ip.js';
 import { selectSocketInterfaces } from '../nccl/socket.js';
-import { atLeast, versionString } from '../nccl/versions.js';
+import { versionString } from '../nccl/versions.js';
 import type { IpRouteJson } from '../snapshot/kernel-types.js';
 import type { AddressInfo, HostResolution, NodeSnapshot } from '../snapshot/types.js';
 import { chooseGid, describeChosen } from './gid-choice.js';
@@ -215,7 +215,7 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
   return {
     file,
     host: snap.host.hostname,
-    nccl: { version: versionString(choice.version), source: choice.source, assumed: choice.assumed, profile: profile.id, subnetAwareRouting: choice.version.vendor === 'nvidia' && atLeast(choice.version, '2.30.7') },
+    nccl: { version: versionString(choice.version), source: choice.source, assumed: choice.assumed, profile: profile.id, subnetAwareRouting: profile.ibSubnetAwareRouting },
     settings,
     bootstrap,
     targets: targetsOf(view, env.vars, (n) => originLabel(env.origins[n]), selection.inputs.commId.parse, o),

@@ -1,4 +1,4 @@
-// The GID index NCCL picks on a port (src/nccl/gid.ts selectGid), remembered
+// The GID index NCCL picks on a port (src/model/nccl/gid.ts selectGid), remembered
 // across ports and nodes. A cluster has thousands of ports whose tables have
 // the same shape — link-local v1/v2, IPv4 v1/v2, then ~250 unset entries —
 // and differ only in addresses, which the walk does not look at (unless

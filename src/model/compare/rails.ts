@@ -58,25 +58,9 @@ export function railsOf(f: NodeFacts): PortFacts[] {
   return r;
 }
 
-function fieldOf(p: PortFacts, field: RailField): string | number | null {
-  switch (field) {
-    case 'hca':
-      return p.hca;
-    case 'netdev':
-      return p.netdev;
-    case 'subnet':
-      return p.subnet;
-    case 'mtu':
-      return p.mtu;
-    case 'rate':
-      return p.rate;
-    case 'linkLayer':
-      return p.linkLayer;
-    case 'gidIndex':
-      return p.gid?.outcome === 'index' ? p.gid.index : p.gid?.outcome === 'indeterminate' ? `${p.gid.candidates.join(' or ')}?` : null;
-    case 'gidType':
-      return p.gidLabel;
-  }
+/** The GID index a rail compares: NCCL's index, the candidates when it cannot be known (`3 or 5?`), else none. */
+function gidIndexOf(p: PortFacts): string | number | null {
+  return p.gid?.outcome === 'index' ? p.gid.index : p.gid?.outcome === 'indeterminate' ? `${p.gid.candidates.join(' or ')}?` : null;
 }
 
 /**
@@ -99,7 +83,7 @@ function groupRail(rails: PortFacts[][], k: number): Record<RailField, Group<str
     add(maps[3]!, p.mtu, i);
     add(maps[4]!, p.rate, i);
     add(maps[5]!, p.linkLayer, i);
-    add(maps[6]!, fieldOf(p, 'gidIndex'), i);
+    add(maps[6]!, gidIndexOf(p), i);
     add(maps[7]!, p.gidLabel, i);
   }
   const out = {} as Record<RailField, Group<string | number | null>[]>;
@@ -181,7 +165,7 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
       n <= (opts.perNodeLimit ?? PER_NODE_LIMIT)
         ? present.map((i) => {
             const p = has(i)!;
-            return { node: names[i]!, hca: p.hca, netdev: p.netdev, ipv4: p.ipv4, subnet: p.subnet, mtu: p.mtu, rate: p.rate, linkLayer: p.linkLayer, gidIndex: fieldOf(p, 'gidIndex'), gidType: fieldOf(p, 'gidType') as string | null };
+            return { node: names[i]!, hca: p.hca, netdev: p.netdev, ipv4: p.ipv4, subnet: p.subnet, mtu: p.mtu, rate: p.rate, linkLayer: p.linkLayer, gidIndex: gidIndexOf(p), gidType: p.gidLabel };
           })
         : null;
     perRail.push({ rail: k, nodes: present.length, missingOn: rails.map((r, i) => (r[k] ? -1 : i)).filter((i) => i >= 0).map((i) => names[i]!), values, mismatches, perNode });

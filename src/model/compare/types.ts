@@ -12,7 +12,7 @@ export type { GdrStatus };
 export type GidKind = 'IPv4' | 'IPv6' | 'link-local' | 'unset' | 'unreadable';
 
 export interface GidFacts {
-  /** auto, explicit, fixed-default, ib-flid, ib-lid (src/nccl/gid.ts). */
+  /** auto, explicit, fixed-default, ib-flid, ib-lid (src/model/nccl/gid.ts). */
   mode: string;
   outcome: 'index' | 'failure' | 'indeterminate' | 'not-used';
   index: number | null;

@@ -2,7 +2,7 @@
 // into one shape, and the DSCP value a site evidently means. tc and netfilter
 // only ever see packets of the kernel's IP stack — NCCL's TCP sockets
 // (bootstrap, IB out-of-band, NET/Socket); RoCE data never passes through
-// them (its class is NCCL_IB_TC = DSCP × 4, nccl-behavior.md §4.1).
+// them (its class is NCCL_IB_TC = DSCP × 4, docs/nccl/qos.md §1).
 
 import type { Evidence } from '../result/types.js';
 import { shJoin } from '../shell/quote.js';

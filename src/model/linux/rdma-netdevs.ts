@@ -1,5 +1,5 @@
 // Which netdevs carry RDMA ports. The one place the ARP/QoS/routing checks
-// read the RDMA part of the snapshot (src/snapshot/rdma-types.ts), so a change
+// read the RDMA part of the snapshot (src/model/snapshot/rdma-types.ts), so a change
 // of that shape is a fix in this file only.
 
 import type { RdmaDevice, SysfsRead } from '../snapshot/rdma-types.js';

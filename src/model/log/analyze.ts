@@ -8,7 +8,7 @@ import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './fact
 import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
 import { bareText, gluedLines, LAST_ERROR, own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
 import { ifaceProblem, infoProblem, torchProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
-import { compareVersion } from '../nccl/versions.js';
+import { profileOfStated } from '../nccl/versions.js';
 
 export interface LogProblem {
   signature: string;
@@ -1020,11 +1020,10 @@ export class LogCollector {
  * facts still unknown are filled, and only when the log states the version.
  */
 function impliedBefore26(f: { ncclVersion: string | null; bootstrap: Endpoint | null; socket: Endpoint[] | null; ib: IbEntry[] | null; netPlugin: string | null; transport: string | null }): { bootstrap: Endpoint | null; transport: string | null } {
-  const m = f.ncclVersion ? /^(\d+)\.(\d+)\.(\d+)/.exec(f.ncclVersion) : null;
-  if (!m) return { bootstrap: f.bootstrap, transport: f.transport };
-  const v = { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) };
-  const bootstrap = f.bootstrap ?? (compareVersion(v, '2.4.8') < 0 ? (f.socket?.[0] ?? null) : null);
-  const transport = f.transport ?? (compareVersion(v, '2.6.0') < 0 ? (f.netPlugin ?? (f.ib?.length ? 'IB' : f.socket?.length ? 'Socket' : null)) : null);
+  const p = f.ncclVersion ? profileOfStated(f.ncclVersion) : null;
+  if (!p) return { bootstrap: f.bootstrap, transport: f.transport };
+  const bootstrap = f.bootstrap ?? (!p.logsBootstrap ? (f.socket?.[0] ?? null) : null);
+  const transport = f.transport ?? (!p.logsNetwork ? (f.netPlugin ?? (f.ib?.length ? 'IB' : f.socket?.length ? 'Socket' : null)) : null);
   return { bootstrap, transport };
 }
 

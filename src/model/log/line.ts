@@ -1,6 +1,6 @@
 // One line of an NCCL debug log as users paste it: launcher and collector
 // artefacts around NCCL's own header `[ts ]host:pid:tid [cudaDev] [file:line [(func)] ]NCCL LEVEL msg`
-// (nccl-behavior.md §0.3). Pure; the hot path of `ncclx log`, so prefixes are
+// (docs/nccl/logging.md). Pure; the hot path of `ncclx log`, so prefixes are
 // parsed once per distinct text and cached.
 
 export type LogLevel = 'INFO' | 'WARN' | 'TRACE' | 'ABORT' | 'VERSION';

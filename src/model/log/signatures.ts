@@ -1,5 +1,5 @@
 // The problems an NCCL log shows, by signature: the WARN texts NCCL prints
-// (all releases' wordings, nccl-behavior.md §1.6, §2, §4.3, §6, §7.3) and the
+// (all releases' wordings, docs/nccl/socket.md §6; docs/nccl/ib.md; docs/nccl/qos.md §3; docs/nccl/net-plugins.md; docs/nccl/topology.md §3) and the
 // INFO lines that mean trouble (the silent fallback to sockets, the error
 // trace `file:line -> code`, the last retry of a connect). Each says
 // what it means, its usual causes on the node (field-reports.json) and what

@@ -102,7 +102,7 @@ export interface NcclIntParam {
 
 /**
  * An `NCCL_PARAM` integer: unset or empty → default; otherwise strtoll base 0,
- * where only ERANGE falls back to the default (nccl-behavior.md §0.2).
+ * where only ERANGE falls back to the default (docs/nccl/params.md §2).
  */
 export function parseNcclInt(raw: string | undefined, defaultValue: number): NcclIntParam {
   if (raw === undefined || raw === '') return { value: defaultValue, how: 'default', surprising: null };

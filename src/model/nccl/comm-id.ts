@@ -1,5 +1,5 @@
 // NCCL_COMM_ID parsing as ncclSocketGetAddrFromString does it
-// (nccl-behavior.md §1.5). Pure: host names are looked up in resolutions the
+// (docs/nccl/socket.md §5). Pure: host names are looked up in resolutions the
 // probe made at capture time.
 
 import type { Family, HostResolution } from '../snapshot/types.js';

@@ -1,4 +1,4 @@
-// Where each NCCL variable's value comes from (nccl-behavior.md §0.1):
+// Where each NCCL variable's value comes from (docs/nccl/params.md §1):
 // the real environment wins; then the user conf file (NCCL_CONF_FILE, else
 // ~/.nccl.conf), then /etc/nccl.conf, each loaded with setenv(..., 0).
 

@@ -1,4 +1,4 @@
-// GPUDirect RDMA readiness on the NIC side (nccl-behavior.md §5): whether a
+// GPUDirect RDMA readiness on the NIC side (docs/nccl/gdr.md): whether a
 // peer-memory path this NCCL version checks exists, else whether DMA-BUF can
 // stand in. One function for the doctor (GDR-001), the IB report (IB-012) and
 // compare, so they cannot disagree.
@@ -6,7 +6,7 @@
 import { setEnv, unsetEnv } from '../result/build.js';
 import type { Finding } from '../result/types.js';
 import { parseNcclInt } from './cint.js';
-import { atLeast, type Profile } from './versions.js';
+import type { Profile } from './versions.js';
 import type { RdmaPart } from '../snapshot/rdma-types.js';
 
 /**
@@ -35,7 +35,7 @@ export function gdrReadiness(rdma: RdmaPart | undefined, profile: Profile, vars:
   const present = (path: string) => !!rdma && (rdma.peerMem.some((p) => p.path === path && p.present) || rdma.modules.some((m) => m.path === path && m.present));
   const checked = profile.peerMemPaths.map((path) => ({ path, present: present(path) }));
   const dmabufOff = parseNcclInt(vars['NCCL_DMABUF_ENABLE'], 1).value === 0;
-  const dmabufInVersion = atLeast(profile.version, '2.13.4');
+  const dmabufInVersion = profile.dmabuf;
   const loadedButUnseen = !!rdma?.modules.some((m) => m.path === '/sys/module/nvidia_peermem' && m.present) && !profile.peerMemPaths.includes('/sys/module/nvidia_peermem/version');
   const base = { checked, dmabufOff, dmabufInVersion, loadedButUnseen, modulesKnown: !!rdma?.sysModuleKnown };
   if (!rdma) return { status: 'unknown', ...base };
@@ -60,12 +60,9 @@ export function gdrSummary(g: GdrReadiness, version: string): string {
   }
 }
 
-// Names NCCL_NET_GDR_LEVEL accepts, by the version that added them (case-sensitive).
-const GDR_LEVELS: [string, string][] = [['LOC', '2.0.0'], ['NVL', '2.0.0'], ['NVB', '2.0.0'], ['PIX', '2.0.0'], ['PXB', '2.0.0'], ['PXN', '2.0.0'], ['PHB', '2.0.0'], ['SYS', '2.0.0'], ['C2C', '2.26.2'], ['P2C', '2.27.3']];
-
-/** The level names this version accepts. */
+/** The level names this version accepts (case-sensitive). */
 export function gdrLevelNames(profile: Profile): string[] {
-  return GDR_LEVELS.filter(([, since]) => atLeast(profile.version, since)).map(([n]) => n);
+  return profile.gdrLevelNames;
 }
 
 /** GDR-003: an NCCL_NET_GDR_LEVEL value NCCL silently ignores, or null when it is unset or accepted. */

@@ -1,4 +1,4 @@
-// Which GID index NCCL's IB transport uses on a port (nccl-behavior.md §3):
+// Which GID index NCCL's IB transport uses on a port (docs/nccl/gid.md):
 // the fixed default before 2.21.5, the automatic walk after it, an explicit
 // NCCL_IB_GID_INDEX, and the routable-FLID rule for InfiniBand (≥ 2.22.3).
 // Pure: the GID table comes from the snapshot, the variables from the

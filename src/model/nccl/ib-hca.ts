@@ -1,5 +1,5 @@
-// NCCL_IB_HCA (nccl-behavior.md §2.2): the interface-list grammar of
-// src/nccl/ifname-list.ts applied to verbs device names and port numbers.
+// NCCL_IB_HCA (docs/nccl/ib.md §2): the interface-list grammar of
+// src/model/nccl/ifname-list.ts applied to verbs device names and port numbers.
 // Unlike NCCL_SOCKET_IFNAME there is no length rule: `m` is a real filter,
 // `^` alone excludes everything, and an empty value means no filter.
 

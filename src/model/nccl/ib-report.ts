@@ -2,7 +2,7 @@
 // uses it and why, the GID index it picks, and the findings. Pure: one
 // snapshot and one set of overrides in, one IbReport out (docs/ib-json.md).
 
-import { ibFindings } from './ib-findings.js';
+import { ibFindings } from './ib-findings/index.js';
 import { gidIPv4, gidText, parseGid, readGidParams, selectGid, tableLength, typeLabel, type GidParams, type GidSelection } from './gid.js';
 import { parseNumbered, parseRateGbps, roceMtuFor, selectIbDevices, sysError, sysText, type IbSelection } from './ib.js';
 import { selectSocketInterfaces } from './socket.js';

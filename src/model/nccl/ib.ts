@@ -1,5 +1,5 @@
 // Which RDMA devices and ports NCCL's IB transport keeps, in which order, and
-// how it merges them (nccl-behavior.md §2, §6, §7.3). Pure: everything comes
+// how it merges them (docs/nccl/ib.md; docs/nccl/net-plugins.md; docs/nccl/topology.md §3). Pure: everything comes
 // from the snapshot's RDMA part, the effective variables and the IB OOB
 // interface chosen by the socket rules.
 
@@ -8,8 +8,8 @@ import { parseNcclInt, type NcclIntParam } from './cint.js';
 import { matchList, parseEntries } from './ifname-list.js';
 import { matchHca, readHcaFilter, type HcaFilter } from './ib-hca.js';
 import type { ConsumerResult } from './socket.js';
-import { atLeast, type Profile } from './versions.js';
-import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, pairPath, stackPath, vnicHome, vnicRules, xmlStack, type VnicHome } from './vnic.js';
+import type { Profile } from './versions.js';
+import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, pairPath, stackPath, vnicHome, xmlStack, type VnicHome } from './vnic.js';
 import { lowerFirst } from '../text.js';
 
 // ---------------------------------------------------------------------------
@@ -571,7 +571,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   );
   // The bus ids of the XML's NIC-side <pci> nodes: a made-up parent's id steps past them.
   const inUse = new Set(places.flatMap((p) => p.pci));
-  const rules = vnicRules((v) => atLeast(profile.version, v));
+  const rules = profile.vnic;
   const keyed = (g: number[]) => [keyOf(g), g.map((i) => devices[i]!.index)] as const;
   const groups = [...retried.map(keyed), ...forced.map(keyed), ...raw.map(keyed)];
   const inGroup = new Set([...placed, ...raw.flat()]);
@@ -579,8 +579,8 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   if (unplaced.length) result.unplaced = unplaced;
   const isForced = new Set(forced.map((g) => g.join(',')));
   const fatal = profile.vnicRefusal === 'fatal';
-  // From 2.29.2 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
-  const quiet = atLeast(profile.version, '2.29.2');
+  // From 2.28.7 ncclTopoMakeVnic calls makeVDevice under NOWARN: the transport's WARNs print as INFO.
+  const quiet = profile.vnicRefusalQuiet;
   const after = fatal ? 'ncclTopoMakeVnic returns the error and initialisation fails' : 'NCCL marks them unplaced and places them apart (2.26.2+), so they stay separate NETs';
   for (const [key, members] of groups) {
     const force = isForced.has(members.join(','));
@@ -615,7 +615,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
         cause: 'link-layers',
         level: quiet ? 'INFO' : 'WARN',
         fatal,
-        log: atLeast(profile.version, '2.26.2')
+        log: profile.vnicLinkLayerLog === 'incompatible'
           ? `NET/IB : Attempted to merge incompatible devices: [${a.index}]${a.dev}:${a.port}/${llLabel(a.linkLayer)} and [${b.index}]${b.dev}:${b.port}/${llLabel(b.linkLayer)}. Try selecting NICs of only one link type using NCCL_IB_HCA`
           : `NET/IB : Trying to merge multiple devices together with different link_layer properties ${a.dev} -> ${linkNo(a)}, ${b.dev} -> ${linkNo(b)}. Try only selecting NICs with one type of link using NCCL_IB_HCA`,
       });

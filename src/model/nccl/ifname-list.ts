@@ -1,6 +1,6 @@
 // The list grammar NCCL uses for NCCL_SOCKET_IFNAME, NCCL_IB_HCA and the
 // NCCL_COMM_ID host: `[^][=]entry[,entry…]`, entry = `prefix[:port[:rail[:plane]]]`
-// (nccl-behavior.md §1.3, §2.2). Two parsers exist, selected by the profile.
+// (docs/nccl/socket.md §3; docs/nccl/ib.md §2). Two parsers exist, selected by the profile.
 
 import { atoi } from './cint.js';
 import type { ListParser } from './versions.js';

@@ -1,5 +1,5 @@
 // NCCL environment variables ncclx knows, from NCCL's env.rst and the
-// parameters in its source (nccl-behavior.md §9), plus NCCLX's extra cvars.
+// parameters in its source (each page of docs/nccl/ names those it reads), plus NCCLX's extra cvars.
 // `int` marks NCCL_PARAM integers, parsed C-style (§0.2), with their default.
 
 export interface KnownVar {

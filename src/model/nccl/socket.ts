@@ -1,4 +1,4 @@
-// NCCL's socket interface selection (nccl-behavior.md §1): ncclFindInterfaces,
+// NCCL's socket interface selection (docs/nccl/socket.md): ncclFindInterfaces,
 // the per-address filter, the NCCL_COMM_ID subnet match, and the three
 // consumers that use them. Pure: everything comes from the snapshot.
 
@@ -337,7 +337,7 @@ function consumerResult(consumer: Consumer, o: FindInterfacesOutcome, noneLog: s
   return { ...base, log: okLog(o.selected), error: null };
 }
 
-/** The three consumers of nccl-behavior.md §1.6. */
+/** The three consumers of docs/nccl/socket.md §6. */
 export function selectSocketInterfaces(ctx: SocketContext): SocketSelection {
   const inputs = readInputs(ctx);
 

@@ -1,6 +1,8 @@
-// NCCL behaviour profiles. Every rule in src/nccl asks a Profile what the
+// NCCL behaviour profiles. Every rule in src/model asks a Profile what the
 // version it models does, never the raw version string, so a version
-// difference lives in exactly one place (nccl-behavior.md §1.5, §8, §0.1).
+// difference lives in exactly one place: here (docs/nccl/versions.md lists
+// every flag with the NCCL source that sets its threshold;
+// test/arch/versions.test.ts keeps it so).
 
 import { UserError } from '../errors.js';
 
@@ -17,7 +19,7 @@ export interface NcclVersion {
   patchAssumed: boolean;
 }
 
-/** The newest NVIDIA release nccl-behavior.md was written against. */
+/** The newest NVIDIA release docs/nccl/ describes. */
 export const NEWEST_KNOWN: NcclVersion = {
   vendor: 'nvidia',
   major: 2,
@@ -98,9 +100,9 @@ export interface Profile {
   virbrStep: boolean;
   /** 2.29.2 – 2.30.2 and NCCLX v2_29: IPv4 subnet comparison is inverted. */
   invertedV4Subnet: boolean;
-  /** ≤ 2.30.4 hand-written scanner; ≥ 2.30.7 tokenizer (nccl-behavior.md §1.3). */
+  /** ≤ 2.30.4 hand-written scanner; ≥ 2.30.7 tokenizer (docs/nccl/socket.md §3). */
   listParser: ListParser;
-  /** NCCLX: NCCL_SOCKET_IPADDR_PREFIX filters addresses after the name match. */
+  /** NCCLX v2_29 and v2_30: NCCL_SOCKET_IPADDR_PREFIX filters addresses after the name match (v2_31's os/linux.cc has no such filter). */
   ipaddrPrefix: boolean;
   /** ≥ 2.23.4: NCCL_CONF_FILE names the user conf file. */
   confFileVar: boolean;
@@ -113,7 +115,7 @@ export interface Profile {
   /** Log line prefix for the bootstrap interface. */
   bootstrapLogPrefix: string;
 
-  // IB transport (nccl-behavior.md §2, §3, §5, §6).
+  // IB transport (docs/nccl/ib.md; docs/nccl/gid.md; docs/nccl/gdr.md; docs/nccl/net-plugins.md).
   /** MAX_IB_DEVS: ports kept, and NCCL_IB_HCA entries parsed (32 from 2.18.5, 16 before). */
   ibMaxDevs: number;
   /** ≥ 2.18.1: NCCL_IB_MERGE_VFS (default 1) folds both PCI device digits; before, only the low one is folded. */
@@ -150,11 +152,53 @@ export interface Profile {
   gidReadWarns: boolean;
   /** GPUDirect RDMA peer-memory paths this version checks (§5). */
   peerMemPaths: string[];
+  /** ≥ 2.23.4: /sys/module/nvidia_peermem/version is one of those paths, so a loaded nvidia_peermem is seen. */
+  peerMemModule: boolean;
+  /** ≥ 2.13.4: GPUDirect RDMA through DMA-BUF, without a peer-memory module. */
+  dmabuf: boolean;
+  /** The NCCL_NET_GDR_LEVEL names this release accepts (C2C from 2.26.2, P2C from 2.27.3), in NCCL's order. */
+  gdrLevelNames: string[];
+  /** ≥ 2.26.2: NCCL_IB_TC defaults to -1 (the connecting side's value, else the communicator's, else 0); 0 before. */
+  ibTcDefaultUnset: boolean;
+  /** How the core places a vNIC in its topology (ncclTopoGetVNicParent, ncclTopoWidenLinks). */
+  vnic: VnicRules;
+  /** ≥ 2.28.7: ncclTopoMakeVnic calls the transport's makeVDevice under NOWARN, so a refusal prints as INFO. */
+  vnicRefusalQuiet: boolean;
+  /** ≥ 2.26.2: the IB transport refuses a vNIC mixing link layers with 'Attempted to merge incompatible devices' (before: 'Trying to merge multiple devices together with different link_layer properties'). */
+  vnicLinkLayerLog: 'incompatible' | 'link-layer';
+  /**
+   * 2.24.3–2.29.1 (core vNICs, search.cc): a failed graph search falls back to NET id 0, which may be gone
+   * (renumbered or fused into a vNIC): "Could not find NET with id 0". Fixed in 2.29.2.
+   */
+  searchFallbackNetZero: boolean;
+  /** ≥ 2.30.7: NCCL_IB_SUBNET_AWARE_ROUTING exists (with NCCL_IB_MERGE_NICS=0, connections pick a port on the peer's subnet). */
+  ibSubnetAwareRouting: boolean;
   /** ≥ 2.29.2: NCCL_NET filters transports before they initialise (so `NET/IB : Using` no longer appears with NCCL_NET=Socket). */
   netFilterBeforeInit: boolean;
   /** What NCCL prints when NCCL_NET names a transport that cannot be used. */
   netNotFoundLog: string;
+  /** ≥ 2.4.8: bootstrap prints the interface it uses (`Bootstrap : Using`); before, a log says it only through `NET/Socket : Using`. */
+  logsBootstrap: boolean;
+  /** ≥ 2.6.4: init prints `Using network <name>`; before, a log names the transport only through what it lists. */
+  logsNetwork: boolean;
 }
+
+/** What a release does when placing a vNIC in its topology (Profile.vnic). */
+export interface VnicRules {
+  /** ≥ 2.27.3: the common node is raised to its first <pci> (ncclFindFirstPciParent), and only a bridge gets a made-up parent. */
+  firstPciParent: boolean;
+  /** ≥ 2.28.3: a CPU parent gets a made-up <pci> too (before, the vNIC's <nic> hangs off the CPU). */
+  cpuMadeUp: boolean;
+  /** How fused links are widened (when the path is PIX, PXB or PHB): none before 2.28.3; 'chain' 2.28.3–2.30.4 (ncclTopoWidenLinks); 'parent' ≥ 2.30.7. */
+  widen: 'none' | 'chain' | 'parent';
+  /** ≥ 2.30.7: a vNIC across CPUs is refused (WARN, initialisation fails). */
+  numaFatal: boolean;
+}
+
+/** NCCL_NET_GDR_LEVEL's names in NCCL's order, with the release that added each. */
+const GDR_LEVEL_SINCE: [name: string, since: string][] = [
+  ['LOC', '2.0.0'], ['NVL', '2.0.0'], ['NVB', '2.0.0'], ['PIX', '2.0.0'], ['PXB', '2.0.0'], ['PXN', '2.0.0'], ['PHB', '2.0.0'], ['SYS', '2.0.0'], ['C2C', '2.26.2'], ['P2C', '2.27.3'],
+];
 
 /** NCCLX branches are forks of upstream minors; their upstream-equivalent release. */
 const NCCLX_BASE: Record<number, string> = { 29: '2.29.2', 30: '2.30.3', 31: '2.31.0' };
@@ -186,7 +230,7 @@ export function profileFor(v: NcclVersion): Profile {
     virbrStep: virbr,
     invertedV4Subnet: inverted,
     listParser: ge('2.30.7') ? 'tokenizer' : 'scanner',
-    ipaddrPrefix: v.vendor === 'ncclx',
+    ipaddrPrefix: ncclxOld,
     confFileVar: ge('2.23.4'),
     confComments: ge('2.26.2'),
     confCrlf: ge('2.30.3'),
@@ -211,9 +255,35 @@ export function profileFor(v: NcclVersion): Profile {
       ...(ge('2.22.3') ? ['/sys/kernel/mm/memory_peers/nv_mem_nc/version'] : []),
       ...(ge('2.23.4') ? ['/sys/module/nvidia_peermem/version'] : []),
     ],
+    peerMemModule: ge('2.23.4'),
+    dmabuf: ge('2.13.4'),
+    gdrLevelNames: GDR_LEVEL_SINCE.filter(([, since]) => ge(since)).map(([name]) => name),
+    ibTcDefaultUnset: ge('2.26.2'),
+    vnic: { firstPciParent: ge('2.27.3'), cpuMadeUp: ge('2.28.3'), widen: ge('2.30.7') ? 'parent' : ge('2.28.3') ? 'chain' : 'none', numaFatal: ge('2.30.7') },
+    vnicRefusalQuiet: ge('2.28.7'),
+    vnicLinkLayerLog: ge('2.26.2') ? 'incompatible' : 'link-layer',
+    searchFallbackNetZero: ge('2.24.3') && !ge('2.29.2'),
+    ibSubnetAwareRouting: ge('2.30.7'),
     netFilterBeforeInit: ge('2.29.2'),
     netNotFoundLog: ge('2.27.3') ? 'Failed to initialize any NET plugin' : 'Error: network %s not found.',
+    logsBootstrap: ge('2.4.8'),
+    logsNetwork: ge('2.6.4'),
   };
+}
+
+/**
+ * The Profile of the release a log states ("2.18.3", "2.18.3+cuda12.2"), or
+ * null when the text does not start with a modelled release number.
+ */
+export function profileOfStated(text: string): Profile | null {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(text);
+  if (!m) return null;
+  try {
+    return profileFor(parseVersion(`${m[1]}.${m[2]}.${m[3]}`));
+  } catch (e) {
+    if (e instanceof VersionError) return null;
+    throw e;
+  }
 }
 
 /** Where the version came from, for the report. */

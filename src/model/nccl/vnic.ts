@@ -1,6 +1,10 @@
 // Which NET devices NCCL fuses into virtual NICs (≥ 2.24.3, graph/topo.cc
-// ncclTopoAutoMerge; nccl-behavior.md §7.3). The one decision `ncclx ib` and
+// ncclTopoAutoMerge; docs/nccl/topology.md §3). The one decision `ncclx ib` and
 // `ncclx topo` both use. Pure.
+
+import type { VnicRules } from './versions.js';
+
+export type { VnicRules } from './versions.js';
 
 /** NCCL_NET_MERGE_LEVEL names in NCCL's order (nicPathKvList; PORT sits between LOC and PIX). */
 export const MERGE_LEVELS = ['LOC', 'PORT', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS'] as const;
@@ -57,7 +61,7 @@ export interface NetNumber {
 
 /**
  * The NET devices NCCL ends with, in index order (topo.cc ncclTopoProcessNet;
- * nccl-behavior.md §7.3), from the groups it fused, whether its topology
+ * docs/nccl/topology.md §3), from the groups it fused, whether its topology
  * reads each group's vNIC (`read`, parallel to `fused`; vnicHome), and the
  * physical count:
  * - 'fused-only' (≥ 2.27.3): unfused devices keep their index; each fused
@@ -193,21 +197,6 @@ export function stackPath(places: NetPlace[], stacks: string[][]): { path: XmlPa
   return { path: pathBelow(common, (bdf) => places.every((p) => directlyUnder(p, bdf))), common };
 }
 
-/** What a release does when placing a vNIC (Profile-derived). */
-export interface VnicRules {
-  /** ≥ 2.27.3: the common node is raised to its first <pci> (ncclFindFirstPciParent), and only a bridge gets a made-up parent. */
-  firstPciParent: boolean;
-  /** ≥ 2.28.3: a CPU parent gets a made-up <pci> too (before, the vNIC's <nic> hangs off the CPU). */
-  cpuMadeUp: boolean;
-  /** How fused links are widened (when the path is PIX, PXB or PHB): none before 2.28.3; 'chain' 2.28.3–2.30.4 (ncclTopoWidenLinks); 'parent' ≥ 2.30.7. */
-  widen: 'none' | 'chain' | 'parent';
-  /** ≥ 2.30.7: a vNIC across CPUs is refused (WARN, initialisation fails). */
-  numaFatal: boolean;
-}
-
-export function vnicRules(atLeast: (v: string) => boolean): VnicRules {
-  return { firstPciParent: atLeast('2.27.3'), cpuMadeUp: atLeast('2.28.3'), widen: atLeast('2.30.7') ? 'parent' : atLeast('2.28.3') ? 'chain' : 'none', numaFatal: atLeast('2.30.7') };
-}
 
 /**
  * Where a fused group's vNIC lands in NCCL's XML, and so whether its topology

@@ -6,7 +6,7 @@ const SAFE_SH = /^[A-Za-z0-9_@%+=:,./-]+$/;
 /** POSIX sh single-word quoting: safe words stay bare, everything else goes in '…'. */
 export function shQuote(s: string): string {
   // A leading '=' is legal bare, but `X==eth1` reads like a typo: quote it.
-  if (s !== '' && SAFE_SH.test(s) && !s.startsWith('=')) return s;
+  if (SAFE_SH.test(s) && !s.startsWith('=')) return s;
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

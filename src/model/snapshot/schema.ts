@@ -39,7 +39,7 @@ const confFile = z.object({
   error: z.string().nullable(),
 });
 
-// The RDMA part (src/snapshot/rdma-types.ts). A sysfs value is its text or the errno of the failed read.
+// The RDMA part (src/model/snapshot/rdma-types.ts). A sysfs value is its text or the errno of the failed read.
 const sysfsRead = z.union([z.string(), z.object({ error: z.string() })]);
 const presence = z.object({ path: z.string(), present: z.boolean() });
 const rdmaPort = z.object({
@@ -112,7 +112,7 @@ const rdmaPart = z.object({
   container: z.object({ detected: z.boolean(), evidence: z.array(z.string()) }),
 });
 
-// The kernel part (src/snapshot/kernel-types.ts). iproute2 objects are kept as
+// The kernel part (src/model/snapshot/kernel-types.ts). iproute2 objects are kept as
 // printed, so only the fields ncclx reads are checked and the rest passes through.
 const procRead = z.union([z.string(), z.object({ error: z.string() })]);
 function captured<T extends z.ZodType>(data: T) {

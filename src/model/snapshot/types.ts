@@ -1,5 +1,5 @@
 // The NodeSnapshot: everything ncclx knows about one node, as plain JSON.
-// Probes fill it (src/probe), pure rules read it (src/nccl, src/checks).
+// Probes fill it (src/probe), pure rules read it (src/model, src/checks).
 // The zod schema that validates a snapshot file lives in ./schema.ts and is
 // loaded only when a file is read, so the live path stays cheap.
 

@@ -160,7 +160,7 @@ export interface TopoReport {
 /** NVIDIA GPUs attached to a Grace CPU over NVLink-C2C, by PCI device id (GH200, GB200, GB10): how ncclx tells C2C without NVML. */
 const C2C_GPUS = new Set(['0x2342', '0x2348', '0x2941', '0x2e12']);
 
-/** Distance numbers NCCL prints, by version (nccl-behavior.md §5). */
+/** Distance numbers NCCL prints, by version (docs/nccl/gdr.md). */
 function distanceNumber(p: PathName, profile: Profile): number {
   return topoProfileFor(profile.version).logPathOrder.indexOf(p);
 }

@@ -1,4 +1,4 @@
-// NCCL's topology graph rebuilt from the snapshot (nccl-behavior.md §5, §7;
+// NCCL's topology graph rebuilt from the snapshot (docs/nccl/gdr.md; docs/nccl/topology.md;
 // NVIDIA/nccl src/graph/xml.cc, topo.cc, paths.cc): PCI nodes as
 // ncclTopoGetXmlFromSys finds them (each device hangs off the PCI function two
 // levels up its sysfs path — a switch's upstream port — or off the CPU of its
@@ -326,8 +326,8 @@ export interface NetFusion {
 
 /**
  * How NCCL's core turns AutoMerge groups into NET devices (topo.cc
- * ncclTopoProcessNet, ncclTopoMakeVnic, ncclTopoGetVNicParent; nccl-behavior.md
- * §7.3), numbered as netNumbering numbers them, each vNIC where its home says:
+ * ncclTopoProcessNet, ncclTopoMakeVnic, ncclTopoGetVNicParent;
+ * docs/nccl/topology.md §3), numbered as netNumbering numbers them, each vNIC where its home says:
  * - 'in-nic': in its members' NIC node, in their place (≥ 2.27.3 at PORT);
  * - 'made-up': under a new NIC node (the made-up <pci>, NIC 0's link) below
  *   the common switch or CPU; 'widen' raises link widths to the members'
