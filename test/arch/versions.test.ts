@@ -14,11 +14,6 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(__dirname, '../../src');
 const HOME = 'model/nccl/versions.ts';
-/**
- * TEMPORARY: src/model/topo/ is being rewritten (issue #26), which moves its
- * release rules into a topology profile; this entry goes when that lands.
- */
-const ALLOWED_FOR_NOW = ['model/topo/'];
 
 const RELEASE = /^v?\d+\.\d+(?:\.\d+)?(?:-\d+)?$/;
 const VERSION_FIELD = new Set(['major', 'minor', 'patch']);
@@ -59,7 +54,7 @@ describe('release differences live in versions.ts', () => {
   it('nowhere else in src/ compares versions', () => {
     const found = files(SRC)
       .map((f) => [relative(SRC, f), f] as const)
-      .filter(([rel]) => rel !== HOME && !ALLOWED_FOR_NOW.some((a) => rel.startsWith(a)))
+      .filter(([rel]) => rel !== HOME)
       .flatMap(([rel, f]) => rawVersionRules(rel, readFileSync(f, 'utf8')));
     expect(found).toEqual([]);
   });

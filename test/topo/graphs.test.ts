@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeNode } from '../../src/probe/index.js';
 import { topoReport } from '../../src/model/topo/report.js';
-import { topoProfileFor, type TopoProfile } from '../../src/model/topo/profile.js';
+import { topoProfileFor, type TopoProfile } from '../../src/model/nccl/versions.js';
 import { parseVersion } from '../../src/model/nccl/versions.js';
 import { corpusText, oracleFiles } from './oracle-compare.js';
 

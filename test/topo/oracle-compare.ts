@@ -10,7 +10,7 @@ import { corpusXml } from '../../scripts/topo-oracle/corpus-xml.mjs';
 import { parseXml } from '../../src/model/topo/xml-read.js';
 import { runEngine, type EngineResult } from '../../src/model/topo/engine-run.js';
 import { NcclInitError } from '../../src/model/topo/engine.js';
-import { topoProfileFor } from '../../src/model/topo/profile.js';
+import { topoProfileFor } from '../../src/model/nccl/versions.js';
 import { parseVersion } from '../../src/model/nccl/versions.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');

@@ -11,7 +11,7 @@ import { strtoll0 } from '../nccl/cint.js';
 import { fillAndTrim, NcclInitError, NT, PT, PT_NAMES, systemFromXml, type GSystem } from './engine.js';
 import { checkGdr, computePaths, intermediateRank, localNet, trimSystem, DEFAULT_PATH_ENV, type PathEnv } from './engine-paths.js';
 import { compute, newGraph, PATTERN, searchInit, type SearchEnv, type TopoGraph } from './search.js';
-import type { TopoProfile } from './profile.js';
+import type { TopoProfile } from '../nccl/versions.js';
 import type { XmlNode } from './xml-read.js';
 
 /** The graphs init.cc computes, in NCCL_GRAPH_DUMP_FILE's order. */

@@ -6,11 +6,11 @@
 // bandwidth as ncclTopoConnectNodes keeps them, NVSwitches as one NVS node,
 // and every bandwidth a 32-bit float, computed in NCCL's order, because the
 // graph search (search.ts) compares and subtracts them. Release differences
-// are TopoProfile flags (profile.ts). Pure.
+// are TopoProfile flags (src/model/nccl/versions.ts, topoProfileFor). Pure.
 
 import { strtoll0 } from '../nccl/cint.js';
 import type { XmlNode } from './xml-read.js';
-import type { TopoProfile } from './profile.js';
+import type { TopoProfile } from '../nccl/versions.js';
 
 const f32 = Math.fround;
 

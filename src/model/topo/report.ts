@@ -18,7 +18,7 @@ import { topoXml, type TopoXml } from './xml.js';
 import { parseXml, topoFromXml, type TopoFromXml, type XmlNode } from './xml-read.js';
 import { checkXmlVersion, runEngine, type EngineGraph } from './engine-run.js';
 import { NcclInitError } from './engine.js';
-import { topoProfileFor } from './profile.js';
+import { topoProfileFor } from '../nccl/versions.js';
 import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
 
 export interface TopoOverrides {
