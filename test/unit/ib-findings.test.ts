@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ibModel, type IbOverrides } from '../../src/model/nccl/ib-report.js';
 import { probeNode } from '../../src/probe/index.js';
+import '../helpers/fixture-faults.js';
 import type { Finding } from '../../src/model/nccl/socket-findings.js';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { link, type LinkSpec } from '../unit/helpers.js';
