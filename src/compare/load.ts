@@ -23,6 +23,7 @@ import { SnapshotError, validateSnapshot } from '../model/snapshot/schema.js';
 import type { Captured } from '../model/snapshot/kernel-types.js';
 import type { GidEntry } from '../model/snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
+import { append } from '../model/list.js';
 
 /** Default limit for one snapshot file: 16× the largest realistic snapshot (32 ports × 255 GIDs ≈ 1 MiB). */
 export const DEFAULT_MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
@@ -275,7 +276,7 @@ export function reduce(buf: Buffer): Reduced | null {
     k = find(buf, GIDS_KEY, p, p + GAP_WINDOW);
   }
   const tail = tailCuts(buf, pos);
-  cuts.push(...tail);
+  append(cuts, tail);
   const pieces: string[] = [];
   let from = 0;
   for (const [start, end, replacement] of cuts) {

@@ -14,6 +14,7 @@ import type { GidEntry, SysfsRead } from '../snapshot/rdma-types.js';
 import { parseNcclInt, toInt32, type NcclIntParam } from './cint.js';
 import { formatIPv6, parseIPv4, parseIPv6 } from '../linux/ip.js';
 import type { Profile } from './versions.js';
+import { append } from '../list.js';
 
 export type GidFamily = 'AF_INET' | 'AF_INET6';
 
@@ -451,7 +452,7 @@ function autoWalk(table: GidTable, params: GidParams, profile: Profile, dev: str
       const s = step(cur, i, t, params, profile, dev, port);
       const only = s.results.length === 1 ? s.results[0]! : null;
       if (only && 'next' in only) {
-        if (s.einval.length) einval.push(...s.einval);
+        if (s.einval.length) append(einval, s.einval);
         trace.push({ index: i, verdict: s.verdict, reason: s.reason });
         if (only.next !== cur) states = new Set([only.next]);
         continue;
@@ -462,7 +463,7 @@ function autoWalk(table: GidTable, params: GidParams, profile: Profile, dev: str
     for (const cur of states) {
       const s = step(cur, i, t, params, profile, dev, port);
       perState.push({ cur, s });
-      einval.push(...s.einval);
+      append(einval, s.einval);
       for (const r of s.results) {
         if ('next' in r) next.add(r.next);
         else failures.push(r.fail);

@@ -14,6 +14,7 @@ import { parseNumbered, sysText, type IbSelection } from './ib.js';
 import { dedupeFindings, type Finding, type Severity } from './socket-findings.js';
 import type { ConsumerResult } from './socket.js';
 import { atLeast, versionString, type Profile } from './versions.js';
+import { append, maxOf } from '../list.js';
 
 export interface IbFindingContext {
   report: IbReport;
@@ -112,7 +113,7 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   }
 
   // --- NCCL_IB_HCA ----------------------------------------------------------
-  out.push(...hcaFindings(c, ports, kept));
+  append(out, hcaFindings(c, ports, kept));
 
   // --- nothing kept: the silent fallback ------------------------------------------
   if (t.status === 'no-device' && hasRdma) {
@@ -354,7 +355,7 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   const roce = used.filter((u) => u.port.linkLayer === 'Ethernet' && u.port.roceMtu !== null);
   const mtus = new Set(roce.map((r) => r.port.roceMtu));
   if (mtus.size > 1) {
-    const max = Math.max(...roce.map((r) => r.port.mtu ?? 0));
+    const max = maxOf(roce.map((r) => r.port.mtu ?? 0));
     const low = roce.filter((r) => (r.port.mtu ?? 0) < max);
     const byMtu = new Map<string, PortRef[]>();
     for (const r of roce) byMtu.set(`netdev MTU ${r.port.mtu} → RoCE ${r.port.roceMtu}`, [...(byMtu.get(`netdev MTU ${r.port.mtu} → RoCE ${r.port.roceMtu}`) ?? []), r]);
@@ -372,7 +373,7 @@ export function ibFindings(c: IbFindingContext): Finding[] {
   }
 
   // --- GID choice ------------------------------------------------------------------
-  out.push(...gidFindings(c, ports, kept));
+  append(out, gidFindings(c, ports, kept));
   return dedupeFindings(out);
 }
 
