@@ -22,8 +22,8 @@ export class Root {
     return this.isLive ? p : join(this.dir, p);
   }
 
-  /** A file's text, bounded (read-bounded.ts): a non-regular file or one past `limit` is an error, never a hang. */
-  read(p: string, limit: number = LIMITS.file): ReadResult {
+  /** A file's text, bounded (read-bounded.ts): a non-regular file or one past `limit` (a page for a sysfs attribute) is an error, never a hang. */
+  read(p: string, limit: number = p.startsWith('/sys/') ? LIMITS.attribute : LIMITS.file): ReadResult {
     // Files under /sys and /proc are attributes (regular files); anything else may be what a user pointed at.
     const r = readBounded(this.path(p), limit, { kind: !/^\/(sys|proc)\//.test(p), attribute: p.startsWith('/sys/') });
     return r.ok ? { ok: true, value: r.text } : { ok: false, error: r.code === r.message ? r.code : `${r.code}: ${r.message}` };
