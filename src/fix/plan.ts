@@ -260,7 +260,7 @@ export function mergeNcclConf(current: string | null, vars: { name: string; valu
       if (lines[i]!.replace(/\r$/, '') !== line) lines[i] = line + (lines[i]!.endsWith('\r') ? '\r' : '');
     } else added.push(line);
   }
-  if (added.length) append(lines, (current === null || current === '' ? ['# written by ncclx fix (see ncclx env)'] : []), added);
+  if (added.length) append(lines, current === null || current === '' ? ['# written by ncclx fix (see ncclx env)'] : [], added);
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
@@ -277,7 +277,7 @@ export function mergeSysctlConf(current: string | null, settings: { key: string;
     if (i >= 0) lines[i] = line;
     else added.push(line);
   }
-  if (added.length) append(lines, (current === null || current === '' ? ['# written by ncclx fix: ARP and rp_filter settings for multi-rail RDMA (see ncclx doctor)'] : []), added);
+  if (added.length) append(lines, current === null || current === '' ? ['# written by ncclx fix: ARP and rp_filter settings for multi-rail RDMA (see ncclx doctor)'] : [], added);
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 

@@ -6,6 +6,7 @@
 import type { Severity } from '../model/result/types.js';
 import { fixLines, remediationJson, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
+import { columnWidths } from './table.js';
 import type { CompareReport } from '../model/compare/analyze.js';
 import { nameList, plural } from '../model/compare/groups.js';
 import { RAIL_FIELDS, type RailCell, type RailField, type RailRow } from '../model/compare/rails.js';
@@ -21,14 +22,13 @@ function mark(sev: Severity, s: Style): string {
 
 /** Columns padded to their widest cell (styling is applied after padding). */
 function table(rows: string[][], indent = '  ', styleCell?: (r: number, c: number, text: string) => string): string[] {
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  const widths = columnWidths(rows, (c) => [...c].length);
   return rows.map((r, ri) =>
     (
       indent +
       r
         .map((c, i) => {
-          const padded = i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length);
+          const padded = i === r.length - 1 ? c : c + ' '.repeat(Math.max(0, widths[i]! - [...c].length));
           return styleCell ? styleCell(ri, i, padded) : padded;
         })
         .join('  ')

@@ -68,7 +68,7 @@ export function renderExplain(r: ExplainReport, s: Style, verbose: boolean): str
   if (r.bootstrap.stages.some((st) => !r.socket.stages.some((x) => x.stage === st.stage)) || verbose) {
     out.push('');
     out.push(s.bold('Trace — bootstrap:'));
-    append(out, (r.bootstrap.stages.length ? renderTrace(r.bootstrap, s) : ['  (no search)']));
+    append(out, r.bootstrap.stages.length ? renderTrace(r.bootstrap, s) : ['  (no search)']);
   }
   if (verbose) {
     out.push('');

@@ -3,7 +3,7 @@
 // screen. Widths count code points, as the rest of the UI does.
 
 import { visible } from '../report/display.js';
-import { append, maxOf } from '../model/list.js';
+import { maxOf } from '../model/list.js';
 
 /** Code points of a string (what the UI counts as its width). */
 export const cps = (s: string): string[] => Array.from(s);
@@ -248,7 +248,8 @@ export function table(head: Seg[], rows: Seg[][]): Table {
       const body: Seg[] = [];
       for (let k = 1; k < n; k++) {
         const c = cells[k] ?? { text: '' };
-        append(body, [k === n - 1 ? c : pad(c, w[k]!)], (k < n - 1 ? [{ text: ' ' }] : []));
+        body.push(k === n - 1 ? c : pad(c, w[k]!));
+        if (k < n - 1) body.push({ text: ' ' });
       }
       return { first: pad(cells[0] ?? { text: '' }, w[0]!), body };
     },

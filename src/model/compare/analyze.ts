@@ -65,7 +65,7 @@ export function compareNodes(facts: NodeFacts[], skipped: SkippedInput[], o: Ana
   const rails = railPlan(facts, names, { mesh: mesh !== null, perNodeLimit: o.perNodeLimit });
   const boot = bootstrapReport(facts, names);
   const cons = consistency(facts, names);
-  append(findings, cons.findings, sym.findings, rails.findings, (mesh?.findings ?? []), boot.findings);
+  append(findings, cons.findings, sym.findings, rails.findings, mesh?.findings ?? [], boot.findings);
   if (facts.length === 1) findings.push(finding('CMP-002', 'info', `only one node (${names[0]}) to compare`, [], 'Cross-node checks need two or more snapshots.'));
 
   // Stable order: severity first (errors on top), then the check id.
