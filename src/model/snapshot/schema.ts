@@ -311,17 +311,24 @@ function firstIssue(err: z.ZodError): string {
   return `${where}: ${i.message}`;
 }
 
+/** The longest array any field of a snapshot may hold (addresses, links, routes, …): see ./limits.ts. */
+const LONGEST_ARRAY = Math.max(SNAPSHOT_LIMITS.links, SNAPSHOT_LIMITS.addresses, SNAPSHOT_LIMITS.routes, SNAPSHOT_LIMITS.rules, SNAPSHOT_LIMITS.qdiscs, SNAPSHOT_LIMITS.envVars, SNAPSHOT_LIMITS.pciFunctions, SNAPSHOT_LIMITS.warnings);
+
 /**
- * The path of the first value nested deeper than `max` (arrays and objects),
- * or null. Walked with an explicit stack: a document 100,000 arrays deep is
- * refused, not a stack overflow; the schema then only sees bounded nesting.
+ * The first shape no snapshot has, before the schema walks the document: a
+ * value nested deeper than `max` (arrays and objects), or an array longer than
+ * any field allows. Walked with an explicit stack: a document 100,000 arrays
+ * deep is refused, not a stack overflow, and an array of 72,000 RDMA devices is
+ * refused before the schema checks each of them (the schema's own bound on a
+ * field's length is checked only after its entries).
  */
-export function tooDeep(data: unknown, max: number = SNAPSHOT_LIMITS.depth): string | null {
+export function shapeProblem(data: unknown, max: number = SNAPSHOT_LIMITS.depth): string | null {
   const stack: [unknown, number, string][] = [[data, 0, '']];
   while (stack.length) {
     const [v, depth, path] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= max) return path || '(top level)';
+    if (depth >= max) return `${path || '(top level)'}: nested more than ${max} levels deep`;
+    if (Array.isArray(v) && v.length > LONGEST_ARRAY) return `${path || '(top level)'}: more than ${LONGEST_ARRAY} entries`;
     for (const [k, x] of Object.entries(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1, path ? `${path}.${k}` : k]);
   }
   return null;
@@ -329,8 +336,8 @@ export function tooDeep(data: unknown, max: number = SNAPSHOT_LIMITS.depth): str
 
 /** Validate parsed JSON as a snapshot; throws SnapshotError with a one-line problem. */
 export function validateSnapshot(data: unknown, file: string): NodeSnapshot {
-  const deep = tooDeep(data);
-  if (deep !== null) throw new SnapshotError(file, `not a valid ncclx snapshot: ${deep}: nested more than ${SNAPSHOT_LIMITS.depth} levels deep`);
+  const shape = shapeProblem(data);
+  if (shape !== null) throw new SnapshotError(file, `not a valid ncclx snapshot: ${shape}`);
   if (data && typeof data === 'object' && 'schemaVersion' in data && (data as { schemaVersion: unknown }).schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
     throw new SnapshotError(file, `schema version ${JSON.stringify((data as { schemaVersion: unknown }).schemaVersion)} is not supported (this ncclx reads version ${SNAPSHOT_SCHEMA_VERSION})`);
   }
