@@ -44,7 +44,7 @@ describe('a snapshot past a bound is refused by name and field', () => {
     ['a GID entry at index 4096', (s) => void (s.rdma!.devices[0]!.ports[0]!.gids[3]!.index = 4096), /^x\.json: not a valid ncclx snapshot: rdma\.devices\.0\.ports\.0\.gids\.3\.index: Too big: expected number to be <=255$/],
     ['gidCount 4096', (s) => void (s.rdma!.devices[0]!.ports[0]!.gidCount = 4096), /rdma\.devices\.0\.ports\.0\.gidCount: Too big: expected number to be <=256$/],
     ['a GID string of 1 MB', (s) => void (s.rdma!.devices[0]!.ports[0]!.gids[0]!.gid = 'f'.repeat(1 << 20)), /rdma\.devices\.0\.ports\.0\.gids\.0\.gid: longer than 65536 characters$/],
-    ['an address prefix length of 10^9', (s) => void (s.network.addresses[0]!.prefixlen = 1e9), /network\.addresses\.0\.prefixlen: Too big: expected number to be <=128$/],
+    ['an IPv4 prefix length of 33', (s) => void (s.network.addresses.find((a) => a.family === 'AF_INET')!.prefixlen = 33), /network\.addresses\.\d+\.prefixlen: an IPv4 prefix length is 0–32$/],
     ['a NUMA node of 10^9', (s) => void (s.pci!.gpus[0]!.numaNode = 1e9), /pci\.gpus\.0\.numaNode: Too big: expected number to be <=1023$/],
     ['300,000 addresses', (s) => void (s.network.addresses = Array.from({ length: 300_000 }, () => s.network.addresses[0]!)), /network\.addresses: more than 65536 entries/],
     ['72,000 RDMA devices: refused before each is checked', (s) => void (s.rdma!.devices = Array.from({ length: 72_000 }, () => s.rdma!.devices[0]!)), /rdma\.devices: more than 65536 entries$/],
