@@ -20,6 +20,7 @@ import { NO_KERNEL_PART } from '../model/linux/routes.js';
 import type { Check, CheckContext } from '../model/doctor/types.js';
 import { result, run, unknownResult, withFixes } from '../model/result/build.js';
 import type { Evidence, FixId, Outcome } from '../model/result/types.js';
+import { append } from '../model/list.js';
 
 export const WHY_ARP =
   'With several RDMA netdevs in one subnet, Linux answers ARP for any local address on any NIC; a peer then learns the wrong MAC for a rail, its RoCE frames are dropped, and the QP fails with IBV_WC_RETRY_EXC_ERR (status 12).';
@@ -138,7 +139,7 @@ const rpFilter: Check = {
         good.push(`${netdev} (strict, routed back through itself)`);
         continue;
       }
-      for (const a of wrong) ev.push(...decisionEvidence(kernel, dec.get(a.address)!));
+      for (const a of wrong) append(ev, decisionEvidence(kernel, dec.get(a.address)!));
       const via = wrong.map((a) => `${a.address} → ${dec.get(a.address)?.dev ?? 'nothing'}`).join(', ');
       out.push(
         result(
@@ -182,7 +183,7 @@ const policyRoutingCheck: Check = {
       }
       const af = effectiveValue(kernel, netdev, 'arp_filter');
       const arpFilterOn = !('error' in af) && af.effective === 1;
-      if (!('error' in af)) ev.push(...confEvidence(netdev, af));
+      if (!('error' in af)) append(ev, confEvidence(netdev, af));
       const table = String(t);
       // The route first, so the rule never points at an empty table (the fix applies them in this order too).
       const cmds = [

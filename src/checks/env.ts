@@ -7,6 +7,7 @@ import { confFileFindings } from '../model/nccl/conf-findings.js';
 import { integerFindings, unknownVarFindings, type VarFinding } from '../model/nccl/env-findings.js';
 import { ok, result } from '../model/result/build.js';
 import type { Evidence, Outcome } from '../model/result/types.js';
+import { append } from '../model/list.js';
 
 function sourceOf(ctx: CheckContext, name: string): Evidence {
   const o = ctx.reasoning.env.origins[name];
@@ -31,12 +32,12 @@ function outcomes(ctx: CheckContext, findings: VarFinding[], why: (f: VarFinding
   const out: Outcome[] = [];
   for (const group of kinds.values()) {
     if (group.length <= GROUP_AT) {
-      out.push(...group.map((f) => result(f.severity, f.message, [sourceOf(ctx, f.variable)], why(f), f.remediation)));
+      append(out, group.map((f) => result(f.severity, f.message, [sourceOf(ctx, f.variable)], why(f), f.remediation)));
       continue;
     }
     const [first] = group as [VarFinding];
     // One change for the whole group: every variable's own change, together.
-    const env = Object.assign({}, ...group.map((f) => f.remediation.env ?? {})) as Record<string, string | null>;
+    const env = group.reduce<Record<string, string | null>>((all, f) => Object.assign(all, f.remediation.env ?? {}), {});
     const remediation = Object.keys(env).length ? { ...first.remediation, env } : first.remediation;
     out.push(result(first.severity, `${first.message} (and ${group.length - 1} more like it: ${group.slice(1, 4).map((f) => f.variable).join(', ')}, …)`, group.slice(0, 3).map((f) => sourceOf(ctx, f.variable)), why(first), remediation));
   }

@@ -19,6 +19,7 @@ import { result, run, setEnv, unknownResult, withFixes } from '../model/result/b
 import type { Evidence, Outcome, Remediation } from '../model/result/types.js';
 import type { TcQdiscJson } from '../model/snapshot/kernel-types.js';
 import { isOwnQdisc } from '../model/fix/describe.js';
+import { append } from '../model/list.js';
 
 const socketLinksOf = (ctx: CheckContext) => socketLinks(ctx.snapshot, ctx.selection);
 /** The NICs the site's marking is judged on: the RDMA netdevs and NCCL's socket links. */
@@ -98,7 +99,7 @@ const rootQdisc: Check = {
       if (isOwnQdisc(root)) {
         // What `ncclx fix --only qdisc-priority` installed: marked traffic first, nothing to report.
         fine.push(`${link}: ncclx's priority qdisc (${desc})`);
-        fineEv.push(...ev);
+        append(fineEv, ev);
         continue;
       }
       if (shaping.length) {
@@ -123,7 +124,7 @@ const rootQdisc: Check = {
         );
       } else {
         fine.push(`${link}: ${desc}`);
-        fineEv.push(...ev);
+        append(fineEv, ev);
       }
     }
     if (fine.length) out.unshift(result('ok', `no shaping on NCCL's interfaces (${fine.join('; ')})`, fineEv, ''));

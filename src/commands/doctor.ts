@@ -7,6 +7,7 @@ import { UserError } from '../model/errors.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { addCandidateOptions, addSourceOptions, addVersionOption, candidateOptions, list, readNode, sourceOf, type CandidateFlags, type SourceOptions } from './options.js';
 import { terminalText } from '../report/display.js';
+import { maxOf } from '../model/list.js';
 
 interface DoctorOptions extends SourceOptions, CandidateFlags {
   ncclVersion?: string;
@@ -51,7 +52,7 @@ export function registerDoctorCommand(program: Command): void {
           process.stdout.write(JSON.stringify(ALL_CHECKS.map((c) => ({ id: c.id, family: c.family, title: c.title })), null, 2) + '\n');
           return;
         }
-        const w = Math.max(...ALL_CHECKS.map((c) => c.id.length));
+        const w = maxOf(ALL_CHECKS.map((c) => c.id.length));
         process.stdout.write(ALL_CHECKS.map((c) => `${c.id.padEnd(w)}  ${c.family.padEnd(10)}  ${c.title}`).join('\n') + '\n');
         return;
       }

@@ -26,7 +26,7 @@ export function registerEnvCommand(program: Command): void {
     ),
     'RDMA_PEER_IFACES',
   ).action(async (opts: EnvCommandOptions) => {
-    const [{ makeContext }, { envPlan }, { envHeader, envText }] = await Promise.all([import('../model/doctor/context.js'), import('../model/advice/env-plan.js'), import('../report/env-text.js')]);
+    const [{ makeContext }, { envPlan }, { envHeader, envText }, { commentLine }] = await Promise.all([import('../model/doctor/context.js'), import('../model/advice/env-plan.js'), import('../report/env-text.js'), import('../report/env-formats.js')]);
     const cand = candidateOptions(opts);
     const peer = opts.peerIfaces === undefined ? undefined : opts.peerIfaces.split(/[\s,]+/).filter(Boolean);
     const snap = await readNode(opts, { kernel: true, rdma: true });
@@ -36,7 +36,7 @@ export function registerEnvCommand(program: Command): void {
     if (out.error) throw new UserError(out.error);
     process.stdout.write(out.body);
     // JSON has no comments: the summary goes to standard error there.
-    if (out.summary.length) process.stderr.write(out.summary.map((l) => `# ${l}`).join('\n') + '\n');
+    if (out.summary.length) process.stderr.write(out.summary.map((l) => commentLine(l, 'bash')).join('\n') + '\n');
     // A file that silently lacks a variable would be worse than none: say it on standard error and exit 1.
     if (out.refused.length) {
       for (const r of out.refused) process.stderr.write(`ncclx env: ${r.name} left out of the ${opts.format} output: ${r.why}\n`);

@@ -8,13 +8,14 @@ import type { NodeFacts } from '../model/compare/types.js';
 export type Extracted = { ok: true; facts: NodeFacts } | { ok: false; problem: string };
 
 export function extractFile(file: string, maxBytes: number, o: FactsOptions): Extracted {
-  const r = loadSnapshotFile(file, maxBytes);
-  if (!r.ok) return r;
+  // A node's file must never stop the comparison of the others: whatever goes wrong with it, it is skipped by name, with why.
   try {
+    const r = loadSnapshotFile(file, maxBytes);
+    if (!r.ok) return r;
     return { ok: true, facts: nodeFacts(r.snapshot, file, o) };
   } catch (e) {
-    // A node's data must never stop the comparison of the others.
-    return { ok: false, problem: `internal error while analysing it: ${(e as Error)?.message ?? String(e)}` };
+    const message = String((e as Error)?.message ?? e).split('\n')[0]!;
+    return { ok: false, problem: `internal error while analysing it: ${message.length > 200 ? `${message.slice(0, 197)}...` : message}` };
   }
 }
 

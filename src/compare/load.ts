@@ -23,6 +23,8 @@ import { SnapshotError, validateSnapshot } from '../model/snapshot/schema.js';
 import type { Captured } from '../model/snapshot/kernel-types.js';
 import type { GidEntry } from '../model/snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
+import { append } from '../model/list.js';
+import { SNAPSHOT_LIMITS } from '../model/snapshot/limits.js';
 
 /** Default limit for one snapshot file: 16× the largest realistic snapshot (32 ports × 255 GIDs ≈ 1 MiB). */
 export const DEFAULT_MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024;
@@ -216,7 +218,9 @@ export function reduce(buf: Buffer): Reduced | null {
     const t = templatesFor(q - p - 1);
     // gidCount is written just before gids: the table length, so a whole tail of unset entries can be matched at once.
     const c = buf.lastIndexOf(COUNT_KEY, k);
-    const count = c >= 0 && k - c < 64 ? digitsAt(buf, c + COUNT_KEY.length)?.[0] ?? -1 : -1;
+    const declared = c >= 0 && k - c < 64 ? digitsAt(buf, c + COUNT_KEY.length)?.[0] ?? -1 : -1;
+    // A count past a port's gid_tbl_len is no table to rebuild (its text would take gigabytes): entries are then matched one by one, and the schema refuses the file by name.
+    const count = declared <= SNAPSHOT_LIMITS.gidTable ? declared : -1;
     const lifted: Lifted = [];
     let order = 0;
     // The current stretch of consecutive unset entries: where it starts and ends, and whether it opens the array.
@@ -275,7 +279,7 @@ export function reduce(buf: Buffer): Reduced | null {
     k = find(buf, GIDS_KEY, p, p + GAP_WINDOW);
   }
   const tail = tailCuts(buf, pos);
-  cuts.push(...tail);
+  append(cuts, tail);
   const pieces: string[] = [];
   let from = 0;
   for (const [start, end, replacement] of cuts) {

@@ -16,6 +16,7 @@ import { captureFailure } from '../model/linux/routes.js';
 import { parseNcclInt } from '../model/nccl/cint.js';
 import { socketLinks as selectionLinks } from '../model/nccl/socket-links.js';
 import type { CheckResult, FixId } from '../model/result/types.js';
+import { append } from '../model/list.js';
 
 export { FIX_ORDER, type FixId } from '../model/result/types.js';
 
@@ -149,10 +150,10 @@ function railSubnets(ctx: CheckContext): string[] {
 function selectors(ctx: CheckContext, opts: PlanOptions): { selectors: MarkSelector[]; notes: string[] } {
   const sel: MarkSelector[] = [];
   const notes: string[] = [];
-  if (opts.markIfaces?.length) sel.push(...opts.markIfaces.map((iface) => ({ by: 'oif' as const, iface })));
+  if (opts.markIfaces?.length) append(sel, opts.markIfaces.map((iface) => ({ by: 'oif' as const, iface })));
   if (opts.markSubnets) {
     const subnets = railSubnets(ctx);
-    sel.push(...subnets.map((prefix) => ({ by: 'daddr' as const, prefix, family: 4 as const })));
+    append(sel, subnets.map((prefix) => ({ by: 'daddr' as const, prefix, family: 4 as const })));
     notes.push(subnets.length ? `destination subnets of the rails: ${subnets.join(', ')}` : 'no rail has an IPv4 subnet: --mark-subnets selects nothing');
   }
   if (opts.markUid !== undefined) sel.push({ by: 'uid', uid: opts.markUid });
@@ -160,7 +161,7 @@ function selectors(ctx: CheckContext, opts: PlanOptions): { selectors: MarkSelec
   for (const p of opts.markPorts ?? []) sel.push({ by: 'ports', lo: p.lo, hi: p.hi, dir: opts.markPortDir ?? 'dport' });
   if (sel.length === 0) {
     const links = socketLinks(ctx);
-    sel.push(...links.map((iface) => ({ by: 'oif' as const, iface })));
+    append(sel, links.map((iface) => ({ by: 'oif' as const, iface })));
     // NCCL binds every socket to port 0: the interface, not a port, identifies its traffic.
     if (links.length) notes.push(`TCP leaving ${links.join(', ')}: the interfaces NCCL's sockets use (NCCL's ports are ephemeral, so ports cannot select it)`);
   }
@@ -170,7 +171,7 @@ function selectors(ctx: CheckContext, opts: PlanOptions): { selectors: MarkSelec
 function dscpMarking(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<Fix, 'id' | 'title' | 'resolves'> {
   const { dscp, notes } = markingDscp(ctx, opts);
   const s = selectors(ctx, opts);
-  notes.push(...s.notes);
+  append(notes, s.notes);
   if (ctx.reasoning.profile.version.vendor === 'ncclx') notes.push(`NCCLX can mark its own sockets instead: NCCL_SOCKET_TOS_CONFIG=${dscp * 4}`);
   if (s.selectors.length === 0) return { ops: [], notes, blocked: 'NCCL selects no socket interface here: name the traffic with --mark-iface, --mark-subnets, --mark-uid, --mark-cgroup or --mark-ports' };
   const strings = s.selectors.flatMap((x) => (x.by === 'oif' ? [x.iface] : x.by === 'cgroup' ? [x.path] : []));
@@ -240,7 +241,7 @@ function qdiscPriority(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): 
     }
     ops.push({ kind: 'qdisc', dev, scheduler, dscp, replaces: kind, ...(rateMbit ? { rateMbit } : {}) });
   }
-  notes.push(...refused);
+  append(notes, refused);
   notes.push('a priority qdisc acts only on traffic DSCP-marked before it (dscp-marking), and only on TCP: RoCE never passes the kernel qdisc');
   return { ops, notes, blocked: ops.length ? null : refused.join('; ') || 'nothing to do' };
 }
@@ -259,7 +260,7 @@ export function mergeNcclConf(current: string | null, vars: { name: string; valu
       if (lines[i]!.replace(/\r$/, '') !== line) lines[i] = line + (lines[i]!.endsWith('\r') ? '\r' : '');
     } else added.push(line);
   }
-  if (added.length) lines.push(...(current === null || current === '' ? ['# written by ncclx fix (see ncclx env)'] : []), ...added);
+  if (added.length) append(lines, current === null || current === '' ? ['# written by ncclx fix (see ncclx env)'] : [], added);
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
@@ -276,7 +277,7 @@ export function mergeSysctlConf(current: string | null, settings: { key: string;
     if (i >= 0) lines[i] = line;
     else added.push(line);
   }
-  if (added.length) lines.push(...(current === null || current === '' ? ['# written by ncclx fix: ARP and rp_filter settings for multi-rail RDMA (see ncclx doctor)'] : []), ...added);
+  if (added.length) append(lines, current === null || current === '' ? ['# written by ncclx fix: ARP and rp_filter settings for multi-rail RDMA (see ncclx doctor)'] : [], added);
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 

@@ -4,7 +4,8 @@
 
 import { userInfo } from 'node:os';
 import { isRelevantVar, type ConfFileRecord, type ConfRole } from '../model/nccl/conf.js';
-import type { EnvPart } from '../model/snapshot/types.js';
+import type { EnvPart, ProbeWarning } from '../model/snapshot/types.js';
+import { BOUNDS, clip } from './bound.js';
 import type { Root } from './root.js';
 import { UserError } from '../model/errors.js';
 import { LIMITS, limitText } from './read-bounded.js';
@@ -27,12 +28,22 @@ function passwdHome(root: Root): string | null {
   return null;
 }
 
-export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv): EnvPart {
+export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv, warnings?: ProbeWarning[]): EnvPart {
   const vars: Record<string, string> = {};
+  let kept = 0;
   for (const [k, v] of Object.entries(processEnv)) {
-    if (v !== undefined && isRelevantVar(k)) vars[k] = v;
+    if (v === undefined || !isRelevantVar(k) || kept >= BOUNDS.envVars) continue;
+    // MAX_ARG_STRLEN on 4 KiB pages: a larger value (possible with 64 KiB pages) is more than a snapshot holds.
+    if (k.length + v.length > BOUNDS.envValue) {
+      warnings?.push({ source: 'environment', message: `${clip(k, 64)}: a value of ${v.length} characters, more than the ${BOUNDS.envValue} a snapshot holds: left out` });
+      continue;
+    }
+    vars[k] = v;
+    kept++;
   }
-  const home = { passwd: passwdHome(root), env: processEnv['HOME'] ?? null };
+  // A home directory is a path (PATH_MAX); a longer one can hold no conf file NCCL could open.
+  const path = (p: string | null | undefined) => (p === null || p === undefined || p.length >= BOUNDS.path ? null : p);
+  const home = { passwd: path(passwdHome(root)), env: path(processEnv['HOME']) };
   const wanted: { path: string; role: ConfRole }[] = [];
   if (vars['NCCL_CONF_FILE']) wanted.push({ path: vars['NCCL_CONF_FILE'], role: 'NCCL_CONF_FILE' });
   if (home.passwd) wanted.push({ path: `${home.passwd.replace(/\/+$/, '')}/.nccl.conf`, role: 'home-passwd' });

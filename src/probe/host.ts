@@ -2,22 +2,38 @@
 // only by `ncclx snapshot`; reasoning commands take the cheap node:os view.
 
 import { arch, hostname, release, type as osType } from 'node:os';
-import type { HostPart } from '../model/snapshot/types.js';
+import type { HostPart, ProbeWarning } from '../model/snapshot/types.js';
+import { BOUNDS, clip } from './bound.js';
 import type { Root } from './root.js';
 
 function osRelease(root: Root): string | null {
   const text = root.readTrim('/etc/os-release');
   if (!text) return null;
   const m = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text);
-  return m?.[1] ?? null;
+  return m?.[1] !== undefined ? clip(m[1]) : null;
 }
 
-export function quickHost(root: Root): HostPart {
+/**
+ * The node name a tree gives: /etc/hostname, else /proc/sys/kernel/hostname.
+ * The kernel holds at most 64 characters (__NEW_UTS_LEN): a longer file is not
+ * a host name that a node could have, and is passed over with a warning.
+ */
+function treeHostname(root: Root, warnings: ProbeWarning[] | undefined): string {
+  for (const p of ['/etc/hostname', '/proc/sys/kernel/hostname']) {
+    const r = root.read(p, 4096);
+    const name = r.ok ? r.value.replace(/\n$/, '') : null;
+    if (name !== null && name.length <= BOUNDS.hostname) return name;
+    if (name !== null || (!r.ok && r.error.startsWith('EFBIG'))) warnings?.push({ source: 'host', message: `${p}: more than the ${BOUNDS.hostname} characters a host name holds (__NEW_UTS_LEN): ignored` });
+  }
+  return 'unknown';
+}
+
+export function quickHost(root: Root, warnings?: ProbeWarning[]): HostPart {
   if (!root.isLive) {
     return {
-      hostname: root.readTrim('/etc/hostname') ?? root.readTrim('/proc/sys/kernel/hostname') ?? 'unknown',
+      hostname: treeHostname(root, warnings),
       os: osRelease(root),
-      kernel: root.readTrim('/proc/sys/kernel/osrelease'),
+      kernel: clip(root.readTrim('/proc/sys/kernel/osrelease') ?? '') || null,
       arch: null,
       source: `files under ${root.dir}`,
     };
@@ -25,8 +41,8 @@ export function quickHost(root: Root): HostPart {
   return { hostname: hostname(), os: osRelease(root) ?? osType(), kernel: release(), arch: arch(), source: 'node:os' };
 }
 
-export async function fullHost(root: Root): Promise<HostPart> {
-  if (!root.isLive) return quickHost(root);
+export async function fullHost(root: Root, warnings?: ProbeWarning[]): Promise<HostPart> {
+  if (!root.isLive) return quickHost(root, warnings);
   try {
     const si = await import('systeminformation');
     const info = await si.osInfo();

@@ -9,6 +9,7 @@ import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';
 import { probeNcclLibrary } from './nccl-lib.js';
+import { SNAPSHOT_LIMITS } from '../model/snapshot/limits.js';
 import { Root } from './root.js';
 import { runnerFor, type Runner } from './runner.js';
 
@@ -61,7 +62,8 @@ export function hostsToResolve(values: (string | undefined)[]): string[] {
     // Anything but plain dotted decimal goes to the resolver, exactly as NCCL's getaddrinfo call would.
     if (host && !isCanonicalIPv4(host)) hosts.add(host);
   }
-  return [...hosts];
+  // As many names as a snapshot holds (src/model/snapshot/limits.ts): conf files can repeat the variable.
+  return [...hosts].slice(0, SNAPSHOT_LIMITS.resolutions);
 }
 
 export async function resolveHosts(hosts: string[]): Promise<Record<string, HostResolution>> {
@@ -96,22 +98,22 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   await step('links and addresses');
   const network = probeNetwork(root, runner, warnings);
   await step('NCCL environment and conf files');
-  const envPart = probeEnv(root, env);
+  const envPart = probeEnv(root, env, warnings);
   await step('NCCL library');
   const ncclLibrary = probeNcclLibrary(root, runner, env);
-  const host = opts.fullHost ? await fullHost(root) : quickHost(root);
+  const host = opts.fullHost ? await fullHost(root, warnings) : quickHost(root, warnings);
   const hosts = hostsToResolve([envPart.process['NCCL_COMM_ID'], envPart.process['MASTER_ADDR'], ...(opts.extraHosts ?? []), ...confValues(envPart.confFiles, 'NCCL_COMM_ID')]);
   // Resolution is meaningful only on the node itself.
   if (root.isLive && hosts.length) await step(`resolving ${hosts.join(', ')}`);
   const resolutions = root.isLive && hosts.length ? await resolveHosts(hosts) : {};
   // Loaded on demand: explain needs neither the RDMA nor the kernel part, and must start fast.
   if (opts.rdma !== false) await step('RDMA devices, ports and GID tables');
-  const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root, { gids: opts.rdma !== 'ports' });
+  const rdma = opts.rdma === false ? undefined : (await import('./rdma.js')).probeRdma(root, { gids: opts.rdma !== 'ports', warnings });
   if (opts.rdma === true || opts.rdma === undefined) await step('PCI devices');
-  const pci = opts.rdma === true || opts.rdma === undefined ? (await import('./pci.js')).probePci(root) : undefined;
+  const pci = opts.rdma === true || opts.rdma === undefined ? (await import('./pci.js')).probePci(root, warnings) : undefined;
   if (pci && opts.topology !== false) {
     const topoFilePaths = [envPart.process['NCCL_TOPO_FILE'], ...confValues(envPart.confFiles, 'NCCL_TOPO_FILE')].filter((p): p is string => !!p);
-    pci.topology = (await import('./topology.js')).probeTopology(root, pci.gpus.map((g) => g.bdf), rdma, runner, topoFilePaths);
+    pci.topology = (await import('./topology.js')).probeTopology(root, pci.gpus.map((g) => g.bdf), rdma, runner, topoFilePaths, warnings);
   }
   if (opts.kernel !== false) await step('sysctls, routes, qdiscs and firewall rules');
   const kernel = opts.kernel === false ? undefined : (await import('./kernel.js')).probeKernel(root, runner, { network, env: envPart, resolutions });
@@ -125,7 +127,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
     env: envPart,
     resolutions,
     ncclLibrary,
-    warnings,
+    warnings: warnings.slice(0, SNAPSHOT_LIMITS.warnings),
     ...(rdma ? { rdma } : {}),
     ...(kernel ? { kernel } : {}),
     // PCI functions matter with RDMA (topology checks), so they ride on the same switch.

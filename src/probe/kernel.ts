@@ -22,6 +22,8 @@ import {
   type TcQdiscJson,
 } from '../model/snapshot/kernel-types.js';
 import type { EnvPart, HostResolution, NetworkPart } from '../model/snapshot/types.js';
+import { BOUNDS, clip } from './bound.js';
+import { bool, checkedArray, depthOf, ifname, int, shapeProblem, str, u32, type Shape } from './records.js';
 import type { Root } from './root.js';
 import type { CommandSpec, Runner } from './runner.js';
 
@@ -67,16 +69,30 @@ function capture<T>(runner: Runner, spec: CommandSpec, parse: (stdout: string) =
   try {
     return { ...base, from: r.from, ok: true, data: parse(r.stdout) };
   } catch (e) {
-    return { ...base, from: r.from, ok: false, error: `cannot parse the output of ${spec.argv.join(' ')}: ${(e as Error).message}`, missing: false };
+    return { ...base, from: r.from, ok: false, error: clip(`cannot parse the output of ${spec.argv.join(' ')}: ${(e as Error).message}`, BOUNDS.sysfsValue), missing: false };
   }
 }
 
-function jsonArray<T>(stdout: string): T[] {
+/** The fields of iproute2's objects that ncclx reads, with the bounds a snapshot holds them to (src/model/snapshot/schema.ts). */
+const ROUTE: Shape = {
+  optional: {
+    dst: str(128),
+    table: str(64),
+    type: str(64),
+    dev: ifname,
+    gateway: str(64),
+    prefsrc: str(64),
+    metric: u32,
+    nexthops: (v) => Array.isArray(v) && v.length <= 1024 && v.every((n) => shapeProblem(n, { optional: { gateway: str(64), dev: ifname } }) === null),
+  },
+};
+const RULE: Shape = { optional: { priority: u32, src: str(64), srclen: int(0, 128), table: str(64), action: str(64), not: bool } };
+const QDISC: Shape = { required: { kind: str(64), dev: ifname }, optional: { handle: str(64), root: bool, parent: str(64) } };
+
+function jsonArray<T>(stdout: string, max: number, what: string, shape: Shape): T[] {
   // iproute2 prints nothing at all (not "[]") for some empty dumps.
   if (stdout.trim() === '') return [];
-  const v = JSON.parse(stdout) as unknown;
-  if (!Array.isArray(v)) throw new Error('expected a JSON array');
-  return v as T[];
+  return checkedArray<T>(JSON.parse(stdout) as unknown, max, what, shape);
 }
 
 /** Keep the rules that set DSCP; count the rest (see NftSummary). */
@@ -91,7 +107,7 @@ export function summariseNft(stdout: string): NftSummary {
     const chain = item['chain'];
     if (chain) {
       summary.chains++;
-      if (typeof chain['hook'] === 'string') hooks.set(`${chain['family']} ${chain['table']} ${chain['name']}`, chain['hook']);
+      if (typeof chain['hook'] === 'string' && chain['hook'].length <= 64) hooks.set(`${chain['family']} ${chain['table']} ${chain['name']}`, chain['hook']);
     }
   }
   for (const item of items) {
@@ -101,17 +117,19 @@ export function summariseNft(stdout: string): NftSummary {
     const expr = Array.isArray(rule['expr']) ? (rule['expr'] as Record<string, unknown>[]) : [];
     if (expr.some((e) => e && typeof e === 'object' && 'xt' in e)) summary.xtRules++;
     if (!expr.some(isDscpMangle)) continue;
-    const family = String(rule['family']);
-    const table = String(rule['table']);
-    const chainName = String(rule['chain']);
+    const family = String(rule['family']).slice(0, 64);
+    const table = String(rule['table']).slice(0, 256);
+    const chainName = String(rule['chain']).slice(0, 256);
     const dscp: NftDscpRule = {
       family,
       table,
       chain: chainName,
-      handle: typeof rule['handle'] === 'number' ? rule['handle'] : null,
+      handle: typeof rule['handle'] === 'number' && Number.isSafeInteger(rule['handle']) && rule['handle'] >= 0 ? rule['handle'] : null,
       hook: hooks.get(`${family} ${table} ${chainName}`) ?? null,
       expr,
     };
+    if (summary.dscpRules.length >= BOUNDS.rules) throw new Error(`more than ${BOUNDS.rules} DSCP marking rules, more than a snapshot holds (docs/snapshot.md "Limits")`);
+    if (expr.length > BOUNDS.nftExprs || depthOf(expr) > BOUNDS.depth / 2) throw new Error(`rule ${dscp.handle ?? '?'} in ${family} ${table} ${chainName}: more than ${BOUNDS.nftExprs} expressions (NFT_RULE_MAXEXPRS) or nested too deep`);
     summary.dscpRules.push(dscp);
   }
   return summary;
@@ -137,7 +155,8 @@ function targetValues(env: EnvPart): { variable: RouteTarget['variable']; value:
       }
     }
   }
-  return out;
+  // NCCL reads one value of each; a conf file with thousands of such lines still asks the kernel a bounded number of times.
+  return out.slice(0, BOUNDS.resolutions);
 }
 
 /**
@@ -175,7 +194,7 @@ export function probeKernel(root: Root, runner: Runner, input: KernelProbeInput)
     let route: Captured<IpRouteJson[]> | null = null;
     if (address) {
       // The same address asked twice (env and conf file) is one command.
-      route = asked.get(address) ?? capture(runner, routeGetCommand(address), (s) => jsonArray<IpRouteJson>(s));
+      route = asked.get(address) ?? capture(runner, routeGetCommand(address), (s) => jsonArray<IpRouteJson>(s, 64, 'routes', ROUTE));
       asked.set(address, route);
     }
     return { ...t, host, address, unresolved, route };
@@ -183,10 +202,10 @@ export function probeKernel(root: Root, runner: Runner, input: KernelProbeInput)
   return {
     conf,
     localPortRange: proc(root, '/proc/sys/net/ipv4/ip_local_port_range'),
-    rules: capture(runner, KERNEL_COMMANDS.rules, (s) => jsonArray<IpRuleJson>(s)),
-    routes: capture(runner, KERNEL_COMMANDS.routes, (s) => jsonArray<IpRouteJson>(s)),
+    rules: capture(runner, KERNEL_COMMANDS.rules, (s) => jsonArray<IpRuleJson>(s, BOUNDS.rules, 'rules', RULE)),
+    routes: capture(runner, KERNEL_COMMANDS.routes, (s) => jsonArray<IpRouteJson>(s, BOUNDS.routes, 'routes', ROUTE)),
     routeTargets,
-    qdiscs: capture(runner, KERNEL_COMMANDS.qdiscs, (s) => jsonArray<TcQdiscJson>(s)),
+    qdiscs: capture(runner, KERNEL_COMMANDS.qdiscs, (s) => jsonArray<TcQdiscJson>(s, BOUNDS.qdiscs, 'qdiscs', QDISC)),
     nft: capture(runner, KERNEL_COMMANDS.nft, summariseNft),
     iptablesMangle: capture(runner, KERNEL_COMMANDS.iptablesMangle, (s) => s),
     ip6tablesMangle: capture(runner, KERNEL_COMMANDS.ip6tablesMangle, (s) => s),

@@ -5,6 +5,7 @@
 
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo, LinkFlag, LinkInfo, NetworkPart, ProbeWarning } from '../model/snapshot/types.js';
+import { BOUNDS, clip, firstOf, intIn, plausibleName } from './bound.js';
 import type { Root } from './root.js';
 import type { Runner } from './runner.js';
 
@@ -46,38 +47,65 @@ function getifaddrsFlags(ipFlags: string[]): LinkFlag[] {
 
 const ADDR_FLAG_KEYS = ['secondary', 'temporary', 'tentative', 'dadfailed', 'deprecated', 'optimistic', 'noprefixroute', 'home', 'nodad', 'mngtmpaddr', 'stable-privacy'];
 
-/** Parse `ip -j -d addr show` into links and addresses in getifaddrs() order. */
-export function parseIpAddrJson(text: string): NetworkPart {
-  const raw = JSON.parse(text) as IpLink[];
-  if (!Array.isArray(raw)) throw new Error('ip -j addr: expected a JSON array');
+/** A link as the kernel could report it: an ifindex, a name of at most 15 characters (a recorded file can hold anything). */
+function plausibleLink(l: unknown): l is IpLink {
+  const x = l as IpLink;
+  return !!x && typeof x === 'object' && intIn(x.ifindex, 0, 0x7fff_ffff) && plausibleName(x.ifname, BOUNDS.ifname);
+}
+
+/** An address as the kernel could report it: text of an address, a prefix length of its family. */
+function plausibleAddress(a: IpAddrInfo, v6: boolean): boolean {
+  return typeof a.local === 'string' && a.local.length > 0 && a.local.length <= 64 && (a.prefixlen === undefined || intIn(a.prefixlen, 0, v6 ? 128 : 32)) && (a.label === undefined || plausibleName(a.label, BOUNDS.ifname));
+}
+
+/**
+ * Parse `ip -j -d addr show` into links and addresses in getifaddrs() order.
+ * Entries no kernel prints (a 30 MB name, prefix length 1e9) and those past the
+ * bounds of a snapshot are dropped, each kind with one warning.
+ */
+export function parseIpAddrJson(text: string, warnings?: ProbeWarning[]): NetworkPart {
+  const parsed = JSON.parse(text) as unknown;
+  if (!Array.isArray(parsed)) throw new Error('ip -j addr: expected a JSON array');
+  const raw = firstOf(parsed.filter(plausibleLink), BOUNDS.links, 'links', 'network', warnings);
+  if (raw.length < Math.min(parsed.length, BOUNDS.links)) warnings?.push({ source: 'network', message: `${parsed.length - raw.length} links with no valid ifindex or name (1 to ${BOUNDS.ifname} characters): left out` });
   const links: LinkInfo[] = raw.map((l) => ({
     ifindex: l.ifindex,
     name: l.ifname,
     kind: l.linkinfo?.info_kind ?? null,
     linkType: l.link_type ?? null,
-    master: l.master ?? null,
-    mtu: l.mtu ?? null,
-    mac: l.address ?? null,
-    operstate: (l.operstate ?? 'UNKNOWN').toUpperCase(),
-    flags: getifaddrsFlags(l.flags ?? []),
+    master: plausibleName(l.master, BOUNDS.ifname) ? l.master : null,
+    mtu: intIn(l.mtu, 0, 0x7fff_ffff) ? l.mtu : null,
+    mac: typeof l.address === 'string' && l.address.length <= 256 ? l.address : null,
+    operstate: typeof l.operstate === 'string' && l.operstate.length <= 64 ? l.operstate.toUpperCase() : 'UNKNOWN',
+    flags: getifaddrsFlags(Array.isArray(l.flags) ? l.flags.filter((f): f is string => typeof f === 'string') : []),
   }));
   // getifaddrs(): every IPv4 address of every link (ifindex order), then every IPv6.
   const byIndex = [...raw].sort((a, b) => a.ifindex - b.ifindex);
   const addresses: AddressInfo[] = [];
+  let implausible = 0;
+  let past = 0;
   for (const fam of ['inet', 'inet6'] as const) {
     for (const l of byIndex) {
-      for (const a of l.addr_info ?? []) {
-        if (a.family !== fam || typeof a.local !== 'string') continue;
+      for (const a of Array.isArray(l.addr_info) ? l.addr_info : []) {
+        if (!a || a.family !== fam) continue;
         const v6 = fam === 'inet6';
-        const linkLocal = v6 && /^fe[89ab]/i.test(a.local);
+        if (!plausibleAddress(a, v6)) {
+          implausible++;
+          continue;
+        }
+        if (addresses.length >= BOUNDS.addresses) {
+          past++;
+          continue;
+        }
+        const linkLocal = v6 && /^fe[89ab]/i.test(a.local!);
         addresses.push({
           name: !v6 && a.label ? a.label : l.ifname,
           link: l.ifname,
           ifindex: l.ifindex,
           family: v6 ? 'AF_INET6' : 'AF_INET',
-          address: a.local,
+          address: a.local!,
           prefixlen: a.prefixlen ?? (v6 ? 128 : 32),
-          scope: String(a.scope ?? 'global'),
+          scope: String(a.scope ?? 'global').slice(0, 64),
           // glibc sets sin6_scope_id to the link's index for link-local addresses.
           scopeId: linkLocal ? l.ifindex : 0,
           flags: ADDR_FLAG_KEYS.filter((k) => a[k] === true),
@@ -85,15 +113,17 @@ export function parseIpAddrJson(text: string): NetworkPart {
       }
     }
   }
+  if (implausible) warnings?.push({ source: 'network', message: `${implausible} addresses with no valid address, prefix length or label: left out` });
+  if (past) warnings?.push({ source: 'network', message: `${BOUNDS.addresses + past} addresses: only the first ${BOUNDS.addresses} are read (a bound of every snapshot, docs/snapshot.md "Limits")` });
   return { source: 'iproute2', links, addresses };
 }
 
 const ARPHRD: Record<string, string> = { '1': 'ether', '32': 'infiniband', '772': 'loopback', '65534': 'none', '776': 'sit', '768': 'ipip', '778': 'gre' };
 
 /** Links from /sys/class/net when no address source exists (fixture without recorded ip output). */
-export function linksFromSysfs(root: Root): LinkInfo[] {
+export function linksFromSysfs(root: Root, warnings?: ProbeWarning[]): LinkInfo[] {
   const links: LinkInfo[] = [];
-  for (const name of root.list('/sys/class/net')) {
+  for (const name of firstOf(root.list('/sys/class/net').filter((n) => plausibleName(n, BOUNDS.ifname)), BOUNDS.links, 'links', 'network', warnings)) {
     const base = `/sys/class/net/${name}`;
     const flagsHex = root.readTrim(`${base}/flags`);
     const flagsNum = flagsHex ? parseInt(flagsHex, 16) : 0;
@@ -110,15 +140,16 @@ export function linksFromSysfs(root: Root): LinkInfo[] {
     const uevent = root.readTrim(`${base}/uevent`) ?? '';
     const devtype = /^DEVTYPE=(.+)$/m.exec(uevent)?.[1] ?? null;
     const masterLink = root.readlink(`${base}/master`);
-    const ifindex = Number(root.readTrim(`${base}/ifindex`) ?? '0');
+    const n = Number(root.readTrim(`${base}/ifindex`) ?? '0');
+    const ifindex = intIn(n, 0, 0x7fff_ffff) ? n : 0;
     links.push({
       ifindex,
       name,
       kind: devtype ?? (root.exists(`${base}/bonding`) ? 'bond' : root.exists(`${base}/bridge`) ? 'bridge' : null),
       linkType: ARPHRD[root.readTrim(`${base}/type`) ?? ''] ?? null,
-      master: masterLink ? masterLink.split('/').pop()! : null,
-      mtu: Number(root.readTrim(`${base}/mtu`) ?? 'NaN') || null,
-      mac: root.readTrim(`${base}/address`),
+      master: masterLink && plausibleName(masterLink.split('/').pop(), BOUNDS.ifname) ? masterLink.split('/').pop()! : null,
+      mtu: intIn(Number(root.readTrim(`${base}/mtu`) ?? 'NaN'), 1, 0x7fff_ffff) ? Number(root.readTrim(`${base}/mtu`)) : null,
+      mac: clip(root.readTrim(`${base}/address`) ?? '', 256) || null,
       operstate,
       flags,
     });
@@ -172,7 +203,7 @@ export function probeNetwork(root: Root, runner: Runner, warnings: ProbeWarning[
   const r = runner.run(IP_ADDR_COMMAND);
   if (r.ok) {
     try {
-      const part = parseIpAddrJson(r.stdout);
+      const part = parseIpAddrJson(r.stdout, warnings);
       return { ...part, source: r.from === 'recorded' ? 'recorded-iproute2' : 'iproute2' };
     } catch (e) {
       warnings.push({ source: 'network', message: `cannot parse ip -j addr output: ${(e as Error).message}` });
@@ -181,7 +212,7 @@ export function probeNetwork(root: Root, runner: Runner, warnings: ProbeWarning[
     warnings.push({ source: 'network', message: r.error });
   }
   if (!root.isLive) {
-    const links = linksFromSysfs(root);
+    const links = linksFromSysfs(root, warnings);
     warnings.push({ source: 'network', message: `no recorded 'ip -j -d addr show' output under ${root.dir}/commands/ip-addr.json: links come from sysfs and no addresses are known` });
     return { source: 'sysfs', links, addresses: [] };
   }

@@ -4,10 +4,11 @@
 // dynamic loader cache, system and CUDA directories, and Debian's package db.
 
 import type { LibraryCandidate, NcclLibraryPart } from '../model/snapshot/types.js';
+import { BOUNDS } from './bound.js';
 import type { Root } from './root.js';
 import type { Runner } from './runner.js';
 
-const LIB_RE = /^libnccl\.so(?:\.(\d+(?:\.\d+){0,2}))?$/;
+const LIB_RE = /^libnccl\.so(?:\.(\d{1,9}(?:\.\d{1,9}){0,2}))?$/;
 
 function versionFromName(name: string): string | null {
   const m = LIB_RE.exec(name);
@@ -47,7 +48,9 @@ function pythonSitePackages(root: Root, prefixes: string[]): string[] {
 export function probeNcclLibrary(root: Root, runner: Runner, env: NodeJS.ProcessEnv): NcclLibraryPart {
   const out: LibraryCandidate[] = [];
   const searched: string[] = [];
+  // At most as many directories and paths as a snapshot holds (src/model/snapshot/limits.ts): LD_LIBRARY_PATH can be anything.
   const visit = (dir: string, via: string, hint: string | null = null) => {
+    if (searched.length >= BOUNDS.libraries || dir.length > BOUNDS.path - 256) return;
     searched.push(dir);
     scanDir(root, dir, via, out, hint);
   };
@@ -60,12 +63,12 @@ export function probeNcclLibrary(root: Root, runner: Runner, env: NodeJS.Process
   for (const sp of pythonSitePackages(root, prefixes)) {
     // The nvidia-nccl-cuXX wheel ships libnccl.so.2; its version is in the dist-info name.
     const dist = root.list(sp).find((n) => /^nvidia_nccl_cu\d+-[\d.]+\.dist-info$/.test(n));
-    const hint = dist ? /-(\d+\.\d+\.\d+)/.exec(dist)?.[1] ?? null : null;
+    const hint = dist ? /-(\d{1,9}\.\d{1,9}\.\d{1,9})/.exec(dist)?.[1] ?? null : null;
     visit(`${sp}/nvidia/nccl/lib`, 'python wheel (nvidia-nccl)', hint);
   }
   for (const p of [env['CONDA_PREFIX'], '/opt/conda'].filter((x): x is string => !!x)) {
     const meta = root.list(`${p}/conda-meta`).find((n) => /^nccl-\d/.test(n));
-    visit(`${p}/lib`, 'conda', meta ? /^nccl-(\d+\.\d+\.\d+)/.exec(meta)?.[1] ?? null : null);
+    visit(`${p}/lib`, 'conda', meta ? /^nccl-(\d{1,9}\.\d{1,9}\.\d{1,9})/.exec(meta)?.[1] ?? null : null);
   }
 
   if (root.isLive) {
@@ -90,7 +93,7 @@ export function probeNcclLibrary(root: Root, runner: Runner, env: NodeJS.Process
   // Debian/Ubuntu packages name the full version even when only libnccl.so.2 is on disk.
   const status = root.readTrim('/var/lib/dpkg/status');
   if (status) {
-    const m = /Package: libnccl2\n(?:[^\n]+\n)*?Version: (\d+\.\d+\.\d+)/.exec(status);
+    const m = /Package: libnccl2\n(?:[^\n]+\n)*?Version: (\d{1,9}\.\d{1,9}\.\d{1,9})/.exec(status);
     if (m) {
       for (const c of out) if (c.version === null && c.via !== 'python wheel (nvidia-nccl)') c.version = m[1]!;
       if (out.length === 0) out.push({ path: '/var/lib/dpkg/status (libnccl2)', version: m[1]!, via: 'dpkg' });

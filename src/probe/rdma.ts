@@ -16,6 +16,8 @@ import type {
   RdmaPort,
   SysfsRead,
 } from '../model/snapshot/rdma-types.js';
+import type { ProbeWarning } from '../model/snapshot/types.js';
+import { BOUNDS, firstOf, plausibleName } from './bound.js';
 import type { Root } from './root.js';
 
 export const IB_CLASS = '/sys/class/infiniband';
@@ -40,8 +42,11 @@ const byNumber = (a: string, b: string) => Number(a) - Number(b);
 const ZERO_GID = '0000:0000:0000:0000:0000:0000:0000:0000';
 const UNSET_ATTR: SysfsRead = { error: 'EINVAL' };
 
-function readGids(root: Root, portDir: string): { gidCount: number; gids: GidEntry[] } {
-  const names = root.list(`${portDir}/gids`).filter((n) => /^\d+$/.test(n)).sort(byNumber);
+function readGids(root: Root, portDir: string, warnings: ProbeWarning[] | undefined): { gidCount: number; gids: GidEntry[] } {
+  const listed = root.list(`${portDir}/gids`).filter((n) => /^\d+$/.test(n)).sort(byNumber);
+  // A port lists gids/0 … gids/<gid_tbl_len - 1>, at most 256: an entry past that (a copied file, an edited tree) is no GID entry.
+  const names = listed.filter((n) => Number(n) < BOUNDS.gidTable);
+  if (names.length < listed.length) warnings?.push({ source: 'rdma', message: `${portDir}/gids: ${listed.filter((n) => Number(n) >= BOUNDS.gidTable).slice(0, 3).join(', ')}${listed.length - names.length > 3 ? ', …' : ''} ignored: a port's GID table has at most ${BOUNDS.gidTable} entries (gid_tbl_len)` });
   const typesDir = `${portDir}/gid_attrs/types`;
   const ndevsDir = `${portDir}/gid_attrs/ndevs`;
   // The kernel lists types/ndevs for every entry; without gid_attrs at all (EFA, a partial capture) nothing is read.
@@ -63,7 +68,7 @@ function readGids(root: Root, portDir: string): { gidCount: number; gids: GidEnt
   return { gidCount: names.length, gids };
 }
 
-function readPort(root: Root, devDir: string, port: number, gids: boolean): RdmaPort {
+function readPort(root: Root, devDir: string, port: number, gids: boolean, warnings: ProbeWarning[] | undefined): RdmaPort {
   const dir = `${devDir}/ports/${port}`;
   return {
     port,
@@ -72,7 +77,7 @@ function readPort(root: Root, devDir: string, port: number, gids: boolean): Rdma
     linkLayer: sysfs(root, `${dir}/link_layer`),
     rate: sysfs(root, `${dir}/rate`),
     lid: sysfs(root, `${dir}/lid`),
-    ...(gids ? readGids(root, dir) : { gidCount: 0, gids: [] }),
+    ...(gids ? readGids(root, dir, warnings) : { gidCount: 0, gids: [] }),
   };
 }
 
@@ -133,7 +138,7 @@ function uverbsMap(root: Root): Map<string, string> {
   const out = new Map<string, string>();
   for (const u of root.list('/sys/class/infiniband_verbs')) {
     const dev = root.readTrim(`/sys/class/infiniband_verbs/${u}/ibdev`);
-    if (dev) out.set(dev, u);
+    if (dev && u.length <= 64) out.set(dev, u);
   }
   return out;
 }
@@ -145,7 +150,7 @@ function readNetdev(root: Root, name: string): NetdevFacts {
     const gone = { error: 'ENOENT' };
     return { name, present, operstate: gone, carrier: gone, mtu: gone, devPort: gone, devId: gone, master: null, bondSlaves: null };
   }
-  const master = root.readlink(`${base}/master`);
+  const master = lastComponent(root.readlink(`${base}/master`));
   const slaves = root.read(`${base}/bonding/slaves`);
   return {
     name,
@@ -155,15 +160,15 @@ function readNetdev(root: Root, name: string): NetdevFacts {
     mtu: sysfs(root, `${base}/mtu`),
     devPort: sysfs(root, `${base}/dev_port`),
     devId: sysfs(root, `${base}/dev_id`),
-    master: master ? lastComponent(master) : null,
-    bondSlaves: slaves.ok ? slaves.value.trim().split(/\s+/).filter(Boolean) : null,
+    master: plausibleName(master, BOUNDS.ifname) ? master : null,
+    bondSlaves: slaves.ok ? slaves.value.trim().split(/\s+/).filter((n) => plausibleName(n, BOUNDS.ifname)) : null,
   };
 }
 
 function readMemlock(root: Root): MemlockLimit {
   const r = root.read('/proc/self/limits');
   if (!r.ok) return { soft: null, hard: null, error: r.error };
-  const m = /^Max locked memory\s+(\S+)\s+(\S+)/m.exec(r.value);
+  const m = /^Max locked memory\s+(\S{1,64})\s+(\S{1,64})(?:\s|$)/m.exec(r.value);
   if (!m) return { soft: null, hard: null, error: 'no "Max locked memory" line in /proc/self/limits' };
   return { soft: m[1]!, hard: m[2]!, error: null };
 }
@@ -200,24 +205,29 @@ export function naturalCompare(a: string, b: string): number {
  * The RDMA part. `gids: false` reads devices and ports but no GID table: what
  * `explain` needs to tell "NET/IB : Using …" from "No device found." cheaply.
  */
-export function probeRdma(root: Root, o: { gids?: boolean } = {}): RdmaPart {
+export function probeRdma(root: Root, o: { gids?: boolean; warnings?: ProbeWarning[] } = {}): RdmaPart {
   const gids = o.gids ?? true;
+  const warnings = o.warnings;
   const classPresent = root.isDir(IB_CLASS);
   const uverbs = uverbsMap(root);
   const devices: RdmaDevice[] = [];
   const netdevNames = new Set<string>();
-  for (const name of root.list(IB_CLASS).sort(naturalCompare)) {
+  // The kernel's bounds (src/model/snapshot/limits.ts): device names, devices and ports in all, port numbers.
+  const named = root.list(IB_CLASS).filter((n) => plausibleName(n, BOUNDS.rdmaDevice));
+  let portsLeft = BOUNDS.rdmaPortsTotal;
+  for (const name of firstOf(named.sort(naturalCompare), BOUNDS.rdmaDevices, 'RDMA devices', 'rdma', warnings)) {
     const dir = `${IB_CLASS}/${name}`;
     const device = readDeviceLink(root, dir);
     const pci = device.realpath && device.subsystem === 'pci' ? readPci(root, device.realpath) : null;
-    const pciNetdevs = root.list(`${dir}/device/net`);
-    const ports = root
+    const pciNetdevs = firstOf(root.list(`${dir}/device/net`).filter((n) => plausibleName(n, BOUNDS.ifname)), BOUNDS.netdevsPerFunction, `netdevs of ${name}'s PCI function`, 'rdma', warnings);
+    const numbers = root
       .list(`${dir}/ports`)
-      .filter((n) => /^\d+$/.test(n))
-      .sort(byNumber)
-      .map((p) => readPort(root, dir, Number(p), gids));
+      .filter((n) => /^\d+$/.test(n) && Number(n) <= BOUNDS.portNumber)
+      .sort(byNumber);
+    const ports = firstOf(numbers, portsLeft, `ports (with those of the devices before ${name})`, 'rdma', warnings).map((p) => readPort(root, dir, Number(p), gids, warnings));
+    portsLeft -= ports.length;
     for (const n of pciNetdevs) netdevNames.add(n);
-    for (const p of ports) for (const g of p.gids) if (typeof g.ndev === 'string' && g.ndev) netdevNames.add(g.ndev);
+    for (const p of ports) for (const g of p.gids) if (typeof g.ndev === 'string' && plausibleName(g.ndev, BOUNDS.ifname)) netdevNames.add(g.ndev);
     devices.push({
       name,
       classEntryIsSymlink: root.isSymlink(dir),
@@ -235,13 +245,16 @@ export function probeRdma(root: Root, o: { gids?: boolean } = {}): RdmaPart {
     });
   }
   // Bonds: follow masters and members one level, so a LAG shows its members.
+  // Each netdev is read once, and no more of them than a node has links (a queue walked by index: shift() is linear).
   const netdevs: Record<string, NetdevFacts> = {};
   const queue = [...netdevNames];
-  while (queue.length) {
-    const n = queue.shift()!;
+  let read = 0;
+  for (let i = 0; i < queue.length && read < BOUNDS.links; i++) {
+    const n = queue[i]!;
     if (netdevs[n]) continue;
     const f = readNetdev(root, n);
     netdevs[n] = f;
+    read++;
     if (f.master && !netdevs[f.master]) queue.push(f.master);
     for (const s of f.bondSlaves ?? []) if (!netdevs[s]) queue.push(s);
   }
@@ -253,7 +266,7 @@ export function probeRdma(root: Root, o: { gids?: boolean } = {}): RdmaPart {
     peerMem: PEER_MEM_PATHS.map(presence),
     modules: MODULES.map(presence),
     sysModuleKnown: root.isDir('/sys/module'),
-    devInfiniband: { known: root.isDir('/dev'), present: root.isDir('/dev/infiniband'), entries: root.list('/dev/infiniband') },
+    devInfiniband: { known: root.isDir('/dev'), present: root.isDir('/dev/infiniband'), entries: firstOf(root.list('/dev/infiniband'), 4 * BOUNDS.rdmaDevices, '/dev/infiniband entries', 'rdma', warnings) },
     memlock: readMemlock(root),
     container: detectContainer(root),
   };

@@ -9,8 +9,10 @@ export type BoundedRead = { ok: true; text: string; bytes: number } | { ok: fals
 
 /** Limits, documented in docs/snapshot.md ("Limits"). */
 export const LIMITS = {
-  /** A sysfs/procfs attribute or recorded command output under --root. */
+  /** A procfs file or recorded command output under --root. */
   file: 16 * 1024 * 1024,
+  /** A sysfs attribute: the kernel prints one into a single page, at most 64 KiB (src/model/snapshot/limits.ts). */
+  attribute: 64 * 1024,
   /** An NCCL conf file (NCCL_CONF_FILE, ~/.nccl.conf, /etc/nccl.conf): a few lines in practice. */
   conf: 256 * 1024,
 } as const;

@@ -1,7 +1,7 @@
 // Every file read goes through a Root: "/" on a live node, a fixture or a
 // container's view with --root DIR. Reads never throw; a failure is data.
 
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LIMITS, readBounded } from './read-bounded.js';
 
@@ -9,11 +9,8 @@ export type ReadResult = { ok: true; value: string } | { ok: false; error: strin
 
 export class Root {
   readonly dir: string;
-  /** Reads that fail on purpose in a fixture (see loadFixtureErrors). */
-  private readonly failing: Map<string, string> | null;
   constructor(dir = '/') {
     this.dir = resolve(dir);
-    this.failing = this.isLive ? null : loadFixtureErrors(join(this.dir, 'errors.json'));
   }
 
   get isLive(): boolean {
@@ -25,10 +22,8 @@ export class Root {
     return this.isLive ? p : join(this.dir, p);
   }
 
-  /** A file's text, bounded (read-bounded.ts): a non-regular file or one past `limit` is an error, never a hang. */
-  read(p: string, limit: number = LIMITS.file): ReadResult {
-    const forced = this.failing?.get(p);
-    if (forced !== undefined) return { ok: false, error: forced };
+  /** A file's text, bounded (read-bounded.ts): a non-regular file or one past `limit` (a page for a sysfs attribute) is an error, never a hang. */
+  read(p: string, limit: number = p.startsWith('/sys/') ? LIMITS.attribute : LIMITS.file): ReadResult {
     // Files under /sys and /proc are attributes (regular files); anything else may be what a user pointed at.
     const r = readBounded(this.path(p), limit, { kind: !/^\/(sys|proc)\//.test(p), attribute: p.startsWith('/sys/') });
     return r.ok ? { ok: true, value: r.text } : { ok: false, error: r.code === r.message ? r.code : `${r.code}: ${r.message}` };
@@ -91,34 +86,6 @@ export class Root {
       return null;
     }
   }
-}
-
-/**
- * A plain file cannot fail with EINVAL the way a sysfs attribute does (unset
- * GID entries, entries hidden from a container). A fixture root may carry
- * `errors.json`: {"ncclxFixtureErrors": 1, "errors": {"<node path>": "EINVAL"}},
- * where the last path component may be a range `{0..254}`. Listed paths still
- * exist (so directory listings stay real); reading them fails with that errno.
- * Ignored on a live root and without the marker. See docs/fixtures.md.
- */
-function loadFixtureErrors(file: string): Map<string, string> | null {
-  let data: { ncclxFixtureErrors?: unknown; errors?: Record<string, string> };
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-  if (data?.ncclxFixtureErrors !== 1 || typeof data.errors !== 'object' || data.errors === null) return null;
-  const out = new Map<string, string>();
-  for (const [key, errno] of Object.entries(data.errors)) {
-    const m = /^(.*\/)\{(\d+)\.\.(\d+)\}$/.exec(key);
-    if (!m) {
-      out.set(key, String(errno));
-      continue;
-    }
-    for (let i = Number(m[2]); i <= Number(m[3]); i++) out.set(`${m[1]}${i}`, String(errno));
-  }
-  return out;
 }
 
 export function errCode(e: unknown): string {

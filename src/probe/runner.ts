@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { BOUNDS, clip } from './bound.js';
 import type { Root } from './root.js';
 
 export interface CommandSpec {
@@ -32,7 +33,8 @@ export function liveRunner(): Runner {
         return { ok: false, error: `${spec.argv.join(' ')}: ${code}`, missing: code === 'ENOENT', from: 'live' };
       }
       if (r.status !== 0) {
-        return { ok: false, error: `${spec.argv.join(' ')} exited ${r.status}: ${r.stderr.trim()}`, missing: false, from: 'live' };
+        // Standard error is kept as the reason, cut to what a snapshot field holds (src/model/snapshot/limits.ts).
+        return { ok: false, error: clip(`${spec.argv.join(' ')} exited ${r.status}: ${r.stderr.trim()}`, BOUNDS.sysfsValue), missing: false, from: 'live' };
       }
       return { ok: true, stdout: r.stdout, from: 'live' };
     },

@@ -7,14 +7,28 @@
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
 import type { TopoFunction, TopoPart } from '../model/snapshot/topo-types.js';
 import { parseNvlinkStatus, parseTopoMatrix } from '../model/topo/nvsmi.js';
+import type { ProbeWarning } from '../model/snapshot/types.js';
+import { BOUNDS, clip } from './bound.js';
 import type { Root } from './root.js';
+
+/** A short sysfs value (class, ids, a link speed): at most 64 characters, else unreadable. */
+const short = (v: string | null) => (v !== null && v.length <= 64 ? v : null);
 import type { Runner } from './runner.js';
 
 const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 
-function num(v: string | null): number | null {
-  if (v === null || !/^-?\d+$/.test(v.trim())) return null;
-  return Number(v.trim());
+/** An integer as sysfs prints it, within [min, max] (the bounds of a snapshot); else unreadable. */
+function num(v: string | null, min: number, max: number): number | null {
+  if (v === null || !/^-?\d{1,12}$/.test(v.trim())) return null;
+  const n = Number(v.trim());
+  return n >= min && n <= max ? n : null;
+}
+
+/** A cpulist as the kernel prints it (0-55,112-167): CPU numbers below NR_CPUS; anything else reads as unknown (''). */
+function cpulist(v: string | null): string {
+  if (v === null) return '';
+  const ok = v.split(',').every((part) => part.trim() === '' || (/^\s*\d{1,5}(-\d{1,5})?\s*$/.test(part) && part.split('-').every((n) => Number(n) < BOUNDS.cpus)));
+  return ok ? v : '';
 }
 
 function cpuInfo(root: Root): TopoPart['cpu'] {
@@ -26,7 +40,7 @@ function cpuInfo(root: Root): TopoPart['cpu'] {
   const family = field('cpu family');
   const model = field('model');
   const arch = root.readTrim('/proc/sys/kernel/arch') ?? (text && /^vendor_id/m.test(text) ? 'x86_64' : text && /^CPU implementer/m.test(text) ? 'aarch64' : null);
-  return { arch, vendor: field('vendor_id'), family: num(family), model: num(model) };
+  return { arch: arch === null ? null : clip(arch, 64), vendor: field('vendor_id') === null ? null : clip(field('vendor_id')!, 64), family: num(family, 0, 0xffff), model: num(model, 0, 0xffff) };
 }
 
 /** NVLinks from `nvidia-smi topo -m` (live, or recorded under --root); null when it cannot be run or read. */
@@ -34,7 +48,7 @@ function nvlinks(runner: Runner | undefined, gpus: number): TopoPart['nvlink'] {
   if (!runner || gpus === 0) return null;
   const r = runner.run({ argv: ['nvidia-smi', 'topo', '-m'], record: 'nvidia-smi-topo-m.txt', timeoutMs: 5_000 });
   if (!r.ok) return null;
-  const links = parseTopoMatrix(r.stdout);
+  const links = parseTopoMatrix(r.stdout, BOUNDS.gpus);
   return links ? { links, source: r.from === 'live' ? 'nvidia-smi topo -m' : 'commands/nvidia-smi-topo-m.txt' } : null;
 }
 
@@ -43,15 +57,21 @@ function nvlinkStatus(runner: Runner | undefined, gpus: number): TopoPart['nvlin
   if (!runner || gpus === 0) return null;
   const r = runner.run({ argv: ['nvidia-smi', 'nvlink', '-s'], record: 'nvidia-smi-nvlink-s.txt', timeoutMs: 5_000 });
   if (!r.ok) return null;
-  const parsed = parseNvlinkStatus(r.stdout);
+  const parsed = parseNvlinkStatus(r.stdout, { gpus: BOUNDS.gpus, links: BOUNDS.nvlinks });
   return parsed ? { gpus: parsed, source: r.from === 'live' ? 'nvidia-smi nvlink -s' : 'commands/nvidia-smi-nvlink-s.txt' } : null;
 }
 
-export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner, topoFilePaths: string[] = []): TopoPart {
+export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner, topoFilePaths: string[] = [], warnings?: ProbeWarning[]): TopoPart {
   const byBdf = new Map<string, TopoFunction>();
   const addPath = (real: string) => {
     if (!real.startsWith('/sys/devices/')) return;
     const comps = real.slice('/sys/devices/'.length).split('/');
+    // Each bridge has a bus number of its own (8 bits): a deeper path is no PCI hierarchy.
+    if (comps.length > BOUNDS.pciPathDepth) {
+      warnings?.push({ source: 'topology', message: `${clip(real, 200)}: ${comps.length} components, deeper than a PCI hierarchy goes (${BOUNDS.pciPathDepth}): left out` });
+      return;
+    }
+    if (byBdf.size >= BOUNDS.pciFunctions) return;
     for (let i = 0; i < comps.length; i++) {
       const bdf = comps[i]!;
       if (!BDF.test(bdf) || byBdf.has(bdf)) continue;
@@ -60,16 +80,16 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
       byBdf.set(bdf, {
         bdf,
         path: comps.slice(0, i + 1),
-        class: t('class'),
-        vendor: t('vendor'),
-        device: t('device'),
-        subsystemVendor: t('subsystem_vendor'),
-        subsystemDevice: t('subsystem_device'),
-        numaNode: num(t('numa_node')),
-        maxLinkSpeed: t('max_link_speed'),
-        maxLinkWidth: num(t('max_link_width')),
-        currentLinkSpeed: t('current_link_speed'),
-        currentLinkWidth: num(t('current_link_width')),
+        class: short(t('class')),
+        vendor: short(t('vendor')),
+        device: short(t('device')),
+        subsystemVendor: short(t('subsystem_vendor')),
+        subsystemDevice: short(t('subsystem_device')),
+        numaNode: num(t('numa_node'), -1, BOUNDS.numaNodes - 1),
+        maxLinkSpeed: short(t('max_link_speed')),
+        maxLinkWidth: num(t('max_link_width'), 0, BOUNDS.linkWidth),
+        currentLinkSpeed: short(t('current_link_speed')),
+        currentLinkWidth: num(t('current_link_width'), 0, BOUNDS.linkWidth),
       });
     }
   };
@@ -88,11 +108,11 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
   }
   const numaNodes = root
     .list('/sys/devices/system/node')
-    .filter((n) => /^node\d+$/.test(n))
-    .map((n) => ({ id: Number(n.slice(4)), cpulist: root.readTrim(`/sys/devices/system/node/${n}/cpulist`) ?? '' }))
+    .filter((n) => /^node\d{1,4}$/.test(n) && Number(n.slice(4)) < BOUNDS.numaNodes)
+    .map((n) => ({ id: Number(n.slice(4)), cpulist: cpulist(root.readTrim(`/sys/devices/system/node/${n}/cpulist`)) }))
     .sort((a, b) => a.id - b.id);
   // NCCL_TOPO_FILE (environment or conf file): read as the job would (bounded like every file).
-  const topoFiles = [...new Set(topoFilePaths.filter((p) => p !== ''))].map((path) => {
+  const topoFiles = [...new Set(topoFilePaths.filter((p) => p !== ''))].slice(0, BOUNDS.topoFiles).map((path) => {
     const r = root.read(path);
     return r.ok ? { path, text: r.value, error: null } : { path, text: null, error: r.error };
   });

@@ -6,10 +6,12 @@
 import type { Severity } from '../model/result/types.js';
 import { fixLines, remediationJson, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
+import { columnWidths } from './table.js';
 import type { CompareReport } from '../model/compare/analyze.js';
 import { nameList, plural } from '../model/compare/groups.js';
 import { RAIL_FIELDS, type RailCell, type RailField, type RailRow } from '../model/compare/rails.js';
 import type { ValueGroup } from '../model/compare/types.js';
+import { append } from '../model/list.js';
 
 const MARK: Record<Severity, string> = { na: '-', ok: '✓', info: 'i', warn: '!', error: '✗', unknown: '?' };
 
@@ -20,14 +22,13 @@ function mark(sev: Severity, s: Style): string {
 
 /** Columns padded to their widest cell (styling is applied after padding). */
 function table(rows: string[][], indent = '  ', styleCell?: (r: number, c: number, text: string) => string): string[] {
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  const widths = columnWidths(rows, (c) => [...c].length);
   return rows.map((r, ri) =>
     (
       indent +
       r
         .map((c, i) => {
-          const padded = i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length);
+          const padded = i === r.length - 1 ? c : c + ' '.repeat(Math.max(0, widths[i]! - [...c].length));
           return styleCell ? styleCell(ri, i, padded) : padded;
         })
         .join('  ')
@@ -62,7 +63,7 @@ function railBlock(row: RailRow, s: Style): string[] {
       return row.mismatches.includes(f) && (f === 'rate' ? c.rate : c[f]) !== majority(f) ? `${text} ≠` : text;
     }),
   );
-  out.push(...table([header, ...rows], '    ', (ri, _ci, text) => (ri === 0 ? s.dim(text) : text.includes(' ≠') ? s.err(text) : text)));
+  append(out, table([header, ...rows], '    ', (ri, _ci, text) => (ri === 0 ? s.dim(text) : text.includes(' ≠') ? s.err(text) : text)));
   return out;
 }
 
@@ -137,8 +138,8 @@ export function renderCompareText(r: CompareReport, s: Style, verbose: boolean):
 
   if (r.nodes.length && verbose) {
     out.push('', s.bold('Nodes'));
-    out.push(...table([['node', 'NCCL', 'network', 'rails', 'NET devs', 'bootstrap', 'GDR'].map((h) => h), ...r.nodes.map((n) => [n.node, n.versionAssumed ? `? (${n.ncclVersion})` : n.ncclVersion, n.network, String(n.rails), String(n.netDevices), v(n.bootstrap), n.gdr])], '  ', (ri, _c, t) => (ri === 0 ? s.dim(t) : t)));
-  } else if (r.nodes.length) out.push(...outlierNodes(r, s));
+    append(out, table([['node', 'NCCL', 'network', 'rails', 'NET devs', 'bootstrap', 'GDR'].map((h) => h), ...r.nodes.map((n) => [n.node, n.versionAssumed ? `? (${n.ncclVersion})` : n.ncclVersion, n.network, String(n.rails), String(n.netDevices), v(n.bootstrap), n.gdr])], '  ', (ri, _c, t) => (ri === 0 ? s.dim(t) : t)));
+  } else if (r.nodes.length) append(out, outlierNodes(r, s));
 
   const sym = r.symmetric;
   out.push('', s.bold('Symmetric RDMA set'));
@@ -159,11 +160,11 @@ export function renderCompareText(r: CompareReport, s: Style, verbose: boolean):
   const rp = r.rails;
   out.push('', s.bold('Rail plan') + s.dim(`  (rail k = NCCL device [k]; devices per node: ${groupsText(rp.counts)}; fabric: ${rp.fabric})`));
   if (rp.rails.length === 0) out.push(`  ${s.dim('no node uses NCCL\'s IB transport')}`);
-  else if (verbose && rp.rails.every((x) => x.perNode)) for (const row of rp.rails) out.push(...railBlock(row, s));
+  else if (verbose && rp.rails.every((x) => x.perNode)) for (const row of rp.rails) append(out, railBlock(row, s));
   else {
     // One line per rail (the majority), then the nodes that differ on each rail and how.
-    out.push(...consensusRails(rp.rails, s));
-    out.push(...railOutliers(rp.rails, s));
+    append(out, consensusRails(rp.rails, s));
+    append(out, railOutliers(rp.rails, s));
   }
 
   if (r.mesh) {
@@ -202,7 +203,7 @@ export function renderCompareText(r: CompareReport, s: Style, verbose: boolean):
     if (!verbose) continue;
     if (f.why) out.push(`      ${s.dim('why:')} ${f.why}`);
     if (f.nodes.length) out.push(`      ${s.dim('nodes:')} ${nameList(f.nodes, 20)}`);
-    out.push(...fixLines(remediationLines(f.remediation), s));
+    append(out, fixLines(remediationLines(f.remediation), s));
   }
   const sum = r.summary;
   out.push('', `${plural(sum.errors, 'error')}, ${plural(sum.warnings, 'warning')}, ${sum.ok} ok${sum.info ? `, ${sum.info} info` : ''}${r.inputs.skipped.length ? `, ${r.inputs.skipped.length} skipped` : ''}`);

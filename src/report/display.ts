@@ -26,9 +26,12 @@ function escapeChar(c: string): string {
   return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
 }
 
-/** Data made safe to show: every control or format character visibly escaped. */
+// Half of a UTF-16 pair with no other half (a hand-made snapshot): no character at all, and UTF-8 output would hide it as U+FFFD.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Data made safe to show: every control or format character, and every lone surrogate, visibly escaped. */
 export function visible(s: string): string {
-  return s.replace(UNSAFE, escapeChar);
+  return s.replace(UNSAFE, escapeChar).replace(LONE_SURROGATE, escapeChar);
 }
 
 /** The final text for a terminal or a pipe: data escaped, then ncclx's own colours emitted. */

@@ -6,6 +6,7 @@ import { versionString } from '../model/nccl/versions.js';
 import { countResults, exitCodeFor, FAMILY_TITLE, worstSeverity, type CheckInfo, type CheckResult, type Family, type Remediation, type Severity } from '../model/result/types.js';
 import { CHECKED, fixLines, remediationJson, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
+import { append } from '../model/list.js';
 
 export { countResults, exitCodeFor };
 export type { Counts as DoctorCounts } from '../model/result/types.js';
@@ -51,7 +52,7 @@ function mergedRemediation(rs: CheckResult[]): Remediation | null {
   const commands: string[][] = [];
   for (const c of all.flatMap((x) => x.commands ?? [])) if (!commands.some((y) => JSON.stringify(y) === JSON.stringify(c))) commands.push(c);
   const advice = [...new Set(all.map((x) => x.advice).filter((x): x is string => !!x))];
-  return { env: Object.assign({}, ...all.map((x) => x.env ?? {})), commands, ...(advice.length ? { advice: advice.join('; ') } : {}), fixIds: [...new Set(all.flatMap((x) => x.fixIds ?? []))] };
+  return { env: all.reduce<Record<string, string | null>>((env, x) => Object.assign(env, x.env ?? {}), {}), commands, ...(advice.length ? { advice: advice.join('; ') } : {}), fixIds: [...new Set(all.flatMap((x) => x.fixIds ?? []))] };
 }
 
 function groupLines(g: Group, s: Style, o: { evidence: number; shown: Set<string>; verbose: boolean }): string[] {
@@ -83,7 +84,7 @@ function groupLines(g: Group, s: Style, o: { evidence: number; shown: Set<string
     out.push(`      ${s.dim(`${e.kind === 'command' ? '$' : e.kind === 'file' ? 'file' : 'from'} ${e.source}:`)} ${e.value}`);
   }
   const rem = mergedRemediation(g.results);
-  out.push(...fixLines(remediationLines(rem && { ...rem, fixIds: [] }), s, '      ', g.severity === 'unknown' ? 'to know:' : 'fix:'));
+  append(out, fixLines(remediationLines(rem && { ...rem, fixIds: [] }), s, '      ', g.severity === 'unknown' ? 'to know:' : 'fix:'));
   if (g.results.every((r) => r.verdict?.resolves)) out.push(`      ${s.dim(CHECKED)}`);
   if (rem?.fixIds?.length) out.push(`      ${s.dim('ncclx fix --only')} ${rem.fixIds.join(',')}`);
   return out;
@@ -110,7 +111,7 @@ export function renderDoctorText(run: DoctorRun, s: Style, verbose: boolean): st
     out.push(`[${mark(worst === 'info' ? 'ok' : worst, s)}] ${title}`);
     const shown = new Set<string>();
     const groups = groupsOf(verbose ? results : results.filter(isProblem));
-    for (const g of groups) out.push(...groupLines(g, s, { evidence: verbose ? Infinity : 3, shown, verbose }));
+    for (const g of groups) append(out, groupLines(g, s, { evidence: verbose ? Infinity : 3, shown, verbose }));
     if (verbose || groups.length) out.push('');
   }
   const c = countResults(run.results);

@@ -5,6 +5,7 @@
 import type { EnvVar } from '../model/advice/env-plan.js';
 import { UserError } from '../model/errors.js';
 import { shQuote } from '../model/shell/quote.js';
+import { visible } from './display.js';
 
 export type { EnvVar };
 
@@ -38,10 +39,27 @@ export function dotenvRefusal(value: string): string | null {
   return `its value holds ${bad}, which dotenv readers do not read alike (docker keeps quotes, shells expand $ and backquotes, python-dotenv interpolates \${…})`;
 }
 
-/** A YAML double-quoted scalar; JSON string syntax is valid YAML. */
+/**
+ * A YAML double-quoted scalar that YAML 1.1 readers (PyYAML, the Go library
+ * kubectl uses) and YAML 1.2 readers read back alike. Only printable ASCII is
+ * written as itself: YAML 1.1 takes U+0085, U+2028 and U+2029 as line breaks
+ * (JSON leaves them raw, so a value could start a new entry), and refuses C0,
+ * C1 and DEL controls. Every other code point is written `\uXXXX` or
+ * `\UXXXXXXXX`, escapes both versions define.
+ */
 export function yamlQuote(s: string): string {
-  return JSON.stringify(s);
+  let out = '"';
+  for (const c of s) {
+    const n = c.codePointAt(0)!;
+    if (c === '"' || c === '\\') out += `\\${c}`;
+    else if (n >= 0x20 && n <= 0x7e) out += c;
+    else if (n <= 0xffff) out += `\\u${n.toString(16).toUpperCase().padStart(4, '0')}`;
+    else out += `\\U${n.toString(16).toUpperCase().padStart(8, '0')}`;
+  }
+  return out + '"';
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function checkName(name: string) {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new EnvFormatError(`'${name}' is not a valid environment variable name`);
@@ -51,6 +69,8 @@ export function formatEnv(vars: EnvVar[], format: EnvFormat): string {
   for (const v of vars) {
     checkName(v.name);
     if (v.value.includes('\0')) throw new EnvFormatError(`${v.name}: a value cannot contain a NUL byte`);
+    // Half of a UTF-16 pair (only a hand-made snapshot has one) is no character: UTF-8 output would turn it into U+FFFD.
+    if (LONE_SURROGATE.test(v.value)) throw new EnvFormatError(`${v.name}: a value cannot contain a lone UTF-16 surrogate (not a Unicode character)`);
   }
   switch (format) {
     case 'bash':
@@ -74,8 +94,15 @@ export function formatEnv(vars: EnvVar[], format: EnvFormat): string {
   }
 }
 
-/** A comment line in the given format (json has none: returns null). */
+/**
+ * A comment line in the given format (json has none: returns null). The text
+ * echoes the node (host name, interface names, NCCL_* values), so it is kept
+ * on its one line for every reader: line breaks become spaces, and every
+ * other control, U+0085, U+2028, U+2029 (line breaks to YAML 1.1 readers and
+ * to JavaScript's multiline regular expressions, which npm dotenv uses), bidi
+ * and invisible format character is written escaped (`\x1b`, `\u2028`).
+ */
 export function commentLine(text: string, format: EnvFormat): string | null {
   if (format === 'json') return null;
-  return `# ${text.replace(/[\r\n]+/g, ' ')}`;
+  return `# ${visible(text.replace(/[\r\n]+/g, ' '))}`;
 }

@@ -5,6 +5,7 @@
 import type { EnvPlan } from '../model/advice/env-plan.js';
 import type { CheckContext } from '../model/doctor/types.js';
 import { commentLine, dotenvRefusal, formatEnv, type EnvFormat } from './env-formats.js';
+import { append } from '../model/list.js';
 
 /** How each format unsets a variable; null where the format cannot (a note says so instead). */
 const UNSET: Record<EnvFormat, ((name: string) => string) | null> = {
@@ -39,7 +40,7 @@ export function envText(plan: EnvPlan, header: string, format: EnvFormat): EnvTe
   ];
   const refused = format === 'dotenv' ? plan.vars.flatMap((v) => (dotenvRefusal(v.value) ? [{ name: v.name, why: dotenvRefusal(v.value)! }] : [])) : [];
   const vars = plan.vars.filter((v) => !refused.some((r) => r.name === v.name));
-  summary.push(...refused.map((r) => `note: ${r.name} is not written: ${r.why}; use --format bash, fish or json for it`));
+  append(summary, refused.map((r) => `note: ${r.name} is not written: ${r.why}; use --format bash, fish or json for it`));
   try {
     let body = formatEnv(vars, format);
     if (format === 'json' && plan.unset.length) {

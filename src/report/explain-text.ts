@@ -6,6 +6,7 @@ import type { ExplainReport } from '../model/nccl/explain.js';
 import type { Finding } from '../model/nccl/socket-findings.js';
 import type { ConsumerResult, TraceEntry } from '../model/nccl/socket.js';
 import type { Style } from './style.js';
+import { append, maxOf } from '../model/list.js';
 
 const LABEL: Record<string, string> = {
   bootstrap: 'Bootstrap',
@@ -29,8 +30,8 @@ export function renderTrace(r: ConsumerResult, s: Style, indent = '  '): string[
     const entries = r.trace.filter((t) => t.stage === st.stage);
     const found = st.found.length ? `→ ${st.found.join(', ')}` : '→ nothing';
     lines.push(`${indent}${s.bold(st.stage)} ${s.dim(`[${st.spec}]`)} ${found}`);
-    const nameW = Math.min(16, Math.max(4, ...entries.map((e) => e.name.length)));
-    const addrW = Math.min(28, Math.max(7, ...entries.map((e) => e.address.length)));
+    const nameW = Math.min(16, Math.max(4, maxOf(entries.map((e) => e.name.length))));
+    const addrW = Math.min(28, Math.max(7, maxOf(entries.map((e) => e.address.length))));
     for (const e of entries) {
       const mark = e.verdict === 'selected' ? s.ok(MARK[e.verdict]) : e.verdict === 'duplicate' ? s.dim(MARK[e.verdict]) : MARK[e.verdict];
       const reason = e.verdict === 'selected' ? e.reason : s.dim(e.reason);
@@ -63,23 +64,23 @@ export function renderExplain(r: ExplainReport, s: Style, verbose: boolean): str
   }
   out.push('');
   out.push(s.bold('Trace — socket transport (the IB OOB uses the same search and keeps the first):'));
-  out.push(...renderTrace(r.socket, s));
+  append(out, renderTrace(r.socket, s));
   if (r.bootstrap.stages.some((st) => !r.socket.stages.some((x) => x.stage === st.stage)) || verbose) {
     out.push('');
     out.push(s.bold('Trace — bootstrap:'));
-    out.push(...(r.bootstrap.stages.length ? renderTrace(r.bootstrap, s) : ['  (no search)']));
+    append(out, r.bootstrap.stages.length ? renderTrace(r.bootstrap, s) : ['  (no search)']);
   }
   if (verbose) {
     out.push('');
     out.push(s.bold('Trace — IB transport OOB:'));
-    out.push(...renderTrace(r.ibOob, s));
+    append(out, renderTrace(r.ibOob, s));
   }
   out.push('');
   if (r.findings.length === 0) {
     out.push(`${s.ok('✓')} No findings.`);
   } else {
     out.push(s.bold('Findings:'));
-    for (const f of r.findings) out.push(...renderFinding(f, s));
+    for (const f of r.findings) append(out, renderFinding(f, s));
   }
   for (const w of r.warnings) out.push(s.warn(`warning: ${w}`));
   return out.join('\n') + '\n';

@@ -5,6 +5,7 @@ import { commandsFor } from '../model/fix/describe.js';
 import type { ApplyEvent, ApplyOutcome, Fix, FixPlan, PlanCheck } from '../model/fix/types.js';
 import { shJoin } from '../model/shell/quote.js';
 import type { Style } from './style.js';
+import { append } from '../model/list.js';
 
 const MARK: Record<string, string> = { error: '✗', warn: '!', info: 'i', unknown: '?' };
 
@@ -15,8 +16,8 @@ export function renderPlan(plan: FixPlan, s: Style, o: { applyHint: string[]; ch
     return `Nothing to fix on ${plan.host}: the doctor proposes no fix (name one with --only to plan it anyway).\n`;
   }
   out.push(s.bold(`ncclx fix — ${plan.host}: ${plan.fixes.length} fix${plan.fixes.length === 1 ? '' : 'es'} proposed, ${active.length} applicable (dry run: nothing is changed)`), '');
-  for (const f of plan.fixes) out.push(...renderFix(f, s), '');
-  if (o.check) out.push(...renderCheck(o.check, s), '');
+  for (const f of plan.fixes) append(out, renderFix(f, s), ['']);
+  if (o.check) append(out, renderCheck(o.check, s), ['']);
   if (active.length && plan.origin.kind !== 'live') {
     const from = plan.origin.kind === 'snapshot' ? `the snapshot ${plan.origin.path}` : `the tree ${plan.origin.path}`;
     out.push(s.dim(`# A preview, planned from ${from}: it applies nowhere. Run ncclx fix on the node itself to apply.`));
@@ -61,7 +62,7 @@ function renderFix(f: Fix, s: Style): string[] {
     out.push(s.warn(`  not applicable: ${f.blocked}`));
     return out;
   }
-  for (const op of f.ops) for (const c of commandsFor(op)) out.push(...c.split('\n').map((l, i) => (i === 0 ? `  ${l}` : l)));
+  for (const op of f.ops) for (const c of commandsFor(op)) append(out, c.split('\n').map((l, i) => (i === 0 ? `  ${l}` : l)));
   return out;
 }
 

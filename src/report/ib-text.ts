@@ -9,6 +9,7 @@ import type { Finding } from '../model/nccl/socket-findings.js';
 import type { RdmaPart, SysfsRead } from '../model/snapshot/rdma-types.js';
 import type { Style } from './style.js';
 import { table } from './table.js';
+import { append } from '../model/list.js';
 
 
 const ll = (p: PortReport) => (p.linkLayer === 'InfiniBand' ? 'IB' : p.linkLayer === 'Ethernet' ? 'RoCE' : p.linkLayer ?? '?');
@@ -86,7 +87,7 @@ export function renderIb(r: IbReport, s: Style, verbose: boolean): string {
     }
     const lines = table(rows);
     out.push(s.bold(lines[0]!));
-    out.push(...lines.slice(1));
+    append(out, lines.slice(1));
     const notes = r.devices.map((d) => ({ d, n: deviceNotes(d) })).filter((x) => x.n.length);
     if (notes.length && verbose) {
       out.push('');
@@ -102,7 +103,7 @@ export function renderIb(r: IbReport, s: Style, verbose: boolean): string {
       for (const p of d.ports) {
         out.push('');
         out.push(s.bold(`Trace — ${d.name}:${p.port}`));
-        out.push(...compressTrace(p).map((l) => `  ${l}`));
+        append(out, compressTrace(p).map((l) => `  ${l}`));
       }
     }
   }
@@ -110,7 +111,7 @@ export function renderIb(r: IbReport, s: Style, verbose: boolean): string {
   if (r.findings.length === 0) out.push(`${s.ok('✓')} No findings.`);
   else {
     out.push(s.bold('Findings:'));
-    for (const f of r.findings) out.push(...renderFinding(f, s));
+    for (const f of r.findings) append(out, renderFinding(f, s));
   }
   for (const w of r.warnings) out.push(s.warn(`warning: ${w}`));
   return out.join('\n') + '\n';

@@ -5,6 +5,7 @@ import type { Asymmetry, HostFacts, LogAnalysis, LogProblem } from '../model/log
 import type { Endpoint, IbEntry } from '../model/log/facts.js';
 import type { Prediction } from '../model/log/predict.js';
 import type { Style } from './style.js';
+import { append } from '../model/list.js';
 
 export interface LogInputSummary {
   name: string;
@@ -51,8 +52,8 @@ function problemLines(p: LogProblem, s: Style, verbose: boolean): string[] {
   const where = p.hosts.length ? ` on ${names(p.hosts)}` : '';
   const out = [`${mark} ${s.bold(p.title)} ×${p.count}${where}`, `    line: ${p.line.trim()}`, `    means: ${p.meaning}`];
   const causes = verbose ? p.causes : p.causes.slice(0, 3);
-  if (causes.length) out.push('    usual causes:', ...causes.map((c) => `      - ${c}`));
-  if (p.next.length) out.push('    next:', ...p.next.map((n) => `      - ${n}`));
+  if (causes.length) append(out, ['    usual causes:'], causes.map((c) => `      - ${c}`));
+  if (p.next.length) append(out, ['    next:'], p.next.map((n) => `      - ${n}`));
   if (verbose && p.reports.length) out.push(`    seen in: ${p.reports.join(', ')} (field reports)`);
   return out;
 }
@@ -123,13 +124,13 @@ export function renderLog(a: LogAnalysis, inputs: LogInputSummary[], prediction:
   }
   if (a.asymmetries.length) {
     out.push('', s.bold(`Hosts that differ (${a.asymmetries.length})`));
-    for (const x of a.asymmetries) out.push(...asymmetryLines(x, s));
+    for (const x of a.asymmetries) append(out, asymmetryLines(x, s));
   }
   const problems = [...sm.errors, ...sm.warnings];
   out.push('', s.bold(`Problems (${problems.length})`));
   if (!problems.length) out.push(`  ${s.ok('✓')} no WARN lines and no silent fallback in the log`);
-  for (const p of problems) out.push(...problemLines(p, s, verbose).map((l) => `  ${l}`));
-  if (prediction) out.push('', ...predictionLines(prediction, s));
+  for (const p of problems) append(out, problemLines(p, s, verbose).map((l) => `  ${l}`));
+  if (prediction) append(out, [''], predictionLines(prediction, s));
   const errs = sm.errors.length + a.asymmetries.filter((x) => x.severity === 'error').length;
   const warns = sm.warnings.length + a.asymmetries.filter((x) => x.severity === 'warn').length;
   out.push('', `${errs} error${errs === 1 ? '' : 's'}, ${warns} warning${warns === 1 ? '' : 's'}${prediction ? `, prediction ${prediction.agree ? 'agrees' : 'disagrees'}` : ''}`);

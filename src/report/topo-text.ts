@@ -6,6 +6,7 @@ import type { TopoReport } from '../model/topo/report.js';
 import { fixLines, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
 import { table } from './table.js';
+import { append } from '../model/list.js';
 
 export const TOPO_JSON_SCHEMA = 1;
 
@@ -31,7 +32,7 @@ function graphLines(r: TopoReport, s: Style, verbose: boolean): string[] {
       out.push(`  ${job.nodes} node${job.nodes > 1 ? 's' : ''}, ${g.name}: ${g.nChannels} channel${g.nChannels === 1 ? '' : 's'} × ${g.bwIntra}/${g.bwInter} GB/s, ${g.typeIntra}/${g.typeInter}${g.crossNic ? ', cross-NIC' : ''}`);
       const lines = g.channels.map((c) => `${c.nics ? `NET ${c.nics[0]} (${netName.get(c.nics[0]) ?? '?'}) → ` : ''}GPU ${c.gpus.join(' ')}${c.nics ? ` → NET ${c.nics[1]} (${netName.get(c.nics[1]) ?? '?'})` : ''}`);
       const shown = verbose ? lines.map((l, i) => `ch ${i}: ${l}`) : [...new Set(lines)].map((l) => `${l}${lines.filter((x) => x === l).length > 1 ? ` ×${lines.filter((x) => x === l).length}` : ''}`);
-      out.push(...shown.map((l) => `    ${l}`));
+      append(out, shown.map((l) => `    ${l}`));
     }
   }
   return out;
@@ -45,7 +46,7 @@ export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
     out.push('', s.bold('NCCL path types, GPU → NIC (* = the NIC of the GPU\'s first channel)'));
     const header = ['', ...r.nics.map((n) => n.device)];
     const rows = r.gpus.map((g) => [`GPU${g.index}`, ...r.nics.map((n, j) => `${r.matrix[g.index]![j]!.path}${r.pairs[g.index]!.nic === j ? '*' : ''}`)]);
-    out.push(...table([header, ...rows]).map((l) => `  ${l}`));
+    append(out, table([header, ...rows]).map((l) => `  ${l}`));
   }
   if (r.gpus.length) {
     out.push('', s.bold('Per GPU'));
@@ -55,7 +56,7 @@ export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
       const gdr = !p.gdr ? '-' : p.gdr.enabled === true ? s.ok('on') : p.gdr.enabled === false ? s.warn('off') : '?';
       return [String(g.index), g.bdf, String(g.numaNode ?? '-'), nic, p.path ? `${p.path}${p.relay !== null ? ` via GPU${p.relay}` : ''}` : '-', p.bwGBs === null ? '-' : String(p.bwGBs), `${gdr}${p.gdr ? ` — ${p.gdr.why}` : ''}`];
     })];
-    out.push(...table(rows).map((l) => `  ${l}`));
+    append(out, table(rows).map((l) => `  ${l}`));
     if (verbose) for (const p of r.pairs) if (p.gdr) out.push(s.dim(`  GPU ${p.gpu}: NCCL: ${p.gdr.log}`));
   }
   if (r.gpus.length && r.nics.length && r.p2p.length) {
@@ -63,30 +64,30 @@ export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {
     out.push('', s.bold('Point-to-point: the NIC to a peer GPU on another node (same layout), via a relay GPU (PXN) where one is named'));
     const header = ['', ...r.gpus.map((g) => `→GPU${g.index}`)];
     const rows = r.p2p.map((row, g) => [`GPU${g}`, ...row.map((c) => (c.nic === null ? '-' : `${r.nics[c.nic]!.device}${c.proxy !== g ? ` via ${c.proxy}` : ''}`))]);
-    out.push(...table([header, ...rows]).map((l) => `  ${l}`));
+    append(out, table([header, ...rows]).map((l) => `  ${l}`));
   }
   if (r.gpus.length > 1 && r.gpuPaths.length === r.gpus.length) {
     out.push('', s.bold('NCCL path types, GPU ↔ GPU'));
     const header = ['', ...r.gpus.map((g) => `GPU${g.index}`)];
     const rows = r.gpuPaths.map((row, g) => [`GPU${g}`, ...row.map((p, h) => (g === h ? 'X' : p.path))]);
-    out.push(...table([header, ...rows]).map((l) => `  ${l}`));
+    append(out, table([header, ...rows]).map((l) => `  ${l}`));
   }
-  out.push(...graphLines(r, s, verbose));
+  append(out, graphLines(r, s, verbose));
   if (r.nics.length) {
     out.push('', s.bold('NICs NCCL places'));
     const rows = [['NIC', 'PCI', 'NUMA', 'PCIe link', 'under'], ...r.nics.map((n) => [n.members.length ? `[${n.index}] ${n.device} (vNIC of ${n.members.map((m) => `[${m.index}] ${m.device}:${m.port}`).join(', ')})` : `[${n.index}] ${n.device}:${n.port}`, n.bdf ?? '-', String(n.numaNode ?? '-'), link(n.link), n.parents.join(' → ')])];
-    out.push(...table(rows).map((l) => `  ${l}`));
+    append(out, table(rows).map((l) => `  ${l}`));
   }
   if (verbose && r.gpus.length) {
     out.push('', s.bold('GPUs'));
-    out.push(...table([['GPU', 'PCI', 'PCIe link', 'under'], ...r.gpus.map((g) => [String(g.index), g.bdf, link(g.link), g.parents.join(' → ')])]).map((l) => `  ${l}`));
+    append(out, table([['GPU', 'PCI', 'PCIe link', 'under'], ...r.gpus.map((g) => [String(g.index), g.bdf, link(g.link), g.parents.join(' → ')])]).map((l) => `  ${l}`));
   }
   out.push('');
   if (r.findings.length) {
     out.push(s.bold('Findings:'));
     for (const f of r.findings) {
       const mark = f.severity === 'error' ? s.err('✗') : f.severity === 'warn' ? s.warn('!') : s.dim('i');
-      out.push(`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s));
+      append(out, [`  ${mark} ${s.bold(f.id)} ${f.message}`], fixLines(remediationLines(f.remediation), s));
     }
   } else out.push(`${s.ok('✓')} No topology finding.`);
   if (verbose || r.gpus.length === 0 || r.nics.length === 0) for (const n of r.notes) out.push(s.dim(`note: ${n}`));

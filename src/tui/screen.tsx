@@ -3,6 +3,7 @@
 
 import { useInput, useStdout, type Key } from 'ink';
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { append } from '../model/list.js';
 
 export interface Screen {
   cols: number;
@@ -145,7 +146,7 @@ export function useKeyDispatch(global: KeyHandler): Set<Registered> {
   useInput(
     useCallback(
       (input: string, key: Key) => {
-        queue.current.push(...splitKeys(input, key));
+        append(queue.current, splitKeys(input, key));
         if (!busy.current) next();
       },
       [next],

@@ -3,6 +3,7 @@
 // screen. Widths count code points, as the rest of the UI does.
 
 import { visible } from '../report/display.js';
+import { maxOf } from '../model/list.js';
 
 /** Code points of a string (what the UI counts as its width). */
 export const cps = (s: string): string[] => Array.from(s);
@@ -232,7 +233,7 @@ export interface Table {
 
 export function table(head: Seg[], rows: Seg[][]): Table {
   const n = head.length;
-  const w = head.map((h, k) => Math.max(width(h.text), ...rows.map((r) => width(r[k]?.text ?? ''))));
+  const w = head.map((h, k) => Math.max(width(h.text), maxOf(rows.map((r) => width(r[k]?.text ?? '')))));
   const columns: { start: number; end: number }[] = [];
   let pos = 0;
   for (let k = 1; k < n; k++) {
@@ -247,7 +248,8 @@ export function table(head: Seg[], rows: Seg[][]): Table {
       const body: Seg[] = [];
       for (let k = 1; k < n; k++) {
         const c = cells[k] ?? { text: '' };
-        body.push(k === n - 1 ? c : pad(c, w[k]!), ...(k < n - 1 ? [{ text: ' ' }] : []));
+        body.push(k === n - 1 ? c : pad(c, w[k]!));
+        if (k < n - 1) body.push({ text: ' ' });
       }
       return { first: pad(cells[0] ?? { text: '' }, w[0]!), body };
     },
@@ -278,10 +280,10 @@ export function commandRows(items: (string | BlockItem)[], cols: number): { rows
   const its = items.map((i) => (typeof i === 'string' ? { text: visible(i) } : { ...i, text: visible(i.text) }));
   const layout = (w: number) => its.flatMap((i) => (i.raw ? [i.text] : /^\s*#/.test(i.text) ? proseLines(i.text, w, '# ') : commandLines(i.text, w)));
   let rows = layout(cols);
-  let total = Math.max(0, ...rows.map(width));
+  let total = Math.max(0, maxOf(rows.map(width)));
   if (total > cols) {
     rows = layout(Math.max(1, cols - 2));
-    total = Math.max(0, ...rows.map(width));
+    total = Math.max(0, maxOf(rows.map(width)));
   }
   return { rows, band: hband(total, cols) };
 }

@@ -7,6 +7,7 @@ import { planEnv } from '../../src/model/advice/env-plan.js';
 import { makeContext } from '../../src/model/doctor/context.js';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { probeNode } from '../../src/probe/index.js';
+import '../helpers/fixture-faults.js';
 
 export const FIXTURES = join(__dirname, '../fixtures');
 export const VERSION = '2.28.3';

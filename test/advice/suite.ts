@@ -9,6 +9,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { probeNode } from '../../src/probe/index.js';
+import '../helpers/fixture-faults.js';
 import { environments } from './envs.js';
 import { trial } from './triples.js';
 

@@ -6,7 +6,8 @@ import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { link, snapshotOf } from '../unit/helpers.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
+const CLI = join(__dirname, '../helpers/ncclx.mjs');
 const FIX = join(__dirname, '../fixtures');
 const tmp = tempDir('ncclx-env-');
 const ncclx = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });

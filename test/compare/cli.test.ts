@@ -33,6 +33,14 @@ beforeAll(async () => {
   write(mixed, 'wrong-version.json', text.replace('"schemaVersion": 1', '"schemaVersion": 7'));
   write(mixed, 'oversized.json', ' '.repeat(16 * 1024 * 1024 + 1));
   write(mixed, 'notes.txt', 'not a snapshot, and not *.json: ignored');
+  // One bad number once made every node's analysis allocate the implied GID table (gigabytes, then a V8 abort of the whole run).
+  const huge = structuredClone(good[0]!);
+  huge.rdma!.devices[0]!.ports[0]!.gidCount = 999_999_999;
+  write(mixed, 'huge-gid-table.json', JSON.stringify(huge, null, 2));
+  const far = structuredClone(good[0]!);
+  far.rdma!.devices[0]!.ports[0]!.gids.push({ ...far.rdma!.devices[0]!.ports[0]!.gids[0]!, index: 4096 });
+  write(mixed, 'gid-4096.json', JSON.stringify(far, null, 2));
+  write(mixed, 'deep.json', `{"schemaVersion": 1, "host": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
   for (const s of await cluster(3, { 2: 'nccl-version' })) write(faulty, `${s.host.hostname}.json`, JSON.stringify(s, null, 2));
   for (const s of await cluster(100, { 10: 'missing-rail', 50: 'rail-subnet' })) write(many, `${s.host.hostname}.json`, JSON.stringify(s, null, 2));
 }, 120_000);
@@ -68,9 +76,13 @@ describe('ncclx compare', () => {
     expect(r.code).toBe(2);
     const j = JSON.parse(r.out);
     expect(j.inputs.analysed).toBe(4);
-    expect(j.inputs.files).toBe(8);
+    expect(j.inputs.files).toBe(11);
     const skipped = Object.fromEntries(j.inputs.skipped.map((s: { file: string; problem: string }) => [s.file.split('/').pop(), s.problem]));
-    expect(Object.keys(skipped).sort()).toEqual(['malformed.json', 'oversized.json', 'truncated.json', 'wrong-version.json']);
+    expect(Object.keys(skipped).sort()).toEqual(['deep.json', 'gid-4096.json', 'huge-gid-table.json', 'malformed.json', 'oversized.json', 'truncated.json', 'wrong-version.json']);
+    expect(skipped['huge-gid-table.json']).toMatch(/rdma\.devices\.0\.ports\.0\.gidCount: Too big: expected number to be <=256/);
+    expect(skipped['gid-4096.json']).toMatch(/rdma\.devices\.0\.ports\.0\.gids\.\d+\.index: Too big: expected number to be <=255/);
+    expect(skipped['deep.json']).toMatch(/nested more than 64 levels deep/);
+    for (const problem of Object.values(skipped)) expect(problem).not.toMatch(/\n|internal error/);
     expect(skipped['truncated.json']).toMatch(/^not JSON/);
     expect(skipped['malformed.json']).toMatch(/^not JSON/);
     expect(skipped['wrong-version.json']).toMatch(/^schema version 7 is not supported/);
@@ -78,7 +90,7 @@ describe('ncclx compare', () => {
     expect(j.exitCode).toBe(2);
     expect(j.rails.rails).toHaveLength(8);
     const text = ncclx(['compare', mixed]);
-    expect(text.out).toMatch(/Inputs skipped\n(.*\n){4}/);
+    expect(text.out).toMatch(/Inputs skipped\n(.*\n){7}/);
     expect(text.out).toContain(`${join(mixed, 'truncated.json')}: not JSON`);
   });
 

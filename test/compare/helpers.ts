@@ -6,6 +6,7 @@ import { nodeFacts, type FactsOptions } from '../../src/model/compare/facts.js';
 import { clusterNode, meshNode, prepareTemplate, type Fault, type TemplateInfo } from '../../src/compare/generate.js';
 import type { CompareFinding, NodeFacts } from '../../src/model/compare/types.js';
 import { probeNode } from '../../src/probe/index.js';
+import '../helpers/fixture-faults.js';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 
 export const FIXTURES = join(__dirname, '..', 'fixtures');

@@ -8,6 +8,7 @@ import { loadSnapshotFile, parseSnapshotBytes, reduce } from '../../src/compare/
 import { validateSnapshot } from '../../src/model/snapshot/schema.js';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { probeNode } from '../../src/probe/index.js';
+import '../helpers/fixture-faults.js';
 import { FIXTURES } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ncclx-compare-load-'));

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
+const CLI = join(__dirname, '../helpers/ncclx.mjs');
 const FIX = join(__dirname, '../fixtures');
 // HOME points at an empty directory so no ~/.nccl.conf of the machine running the tests is read.
 const HOME = mkdtempSync(join(tmpdir(), 'ncclx-doctor-home-'));

@@ -12,6 +12,7 @@ import { KNOWN_VARS } from '../../src/model/nccl/known-vars.js';
 import { SnapshotError, validateSnapshot } from '../../src/model/snapshot/schema.js';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { probeNode } from '../../src/probe/index.js';
+import '../helpers/fixture-faults.js';
 import { count, exercise, runs, TIMEOUT, triedSoFar } from './lib.js';
 
 const FIXTURES = join(__dirname, '../fixtures');

@@ -1,37 +1,47 @@
-// The RDMA probe on fixture trees, and the fixture errors.json convention of Root.
+// The RDMA probe on fixture trees, and the tests' seam for reads that fail (test/helpers/faults.mjs).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { naturalCompare, probeRdma } from '../../src/probe/rdma.js';
 import { Root } from '../../src/probe/root.js';
+import { faultsFile, injectFaults } from '../helpers/faults.mjs';
 
 const FIX = join(__dirname, '../fixtures');
-const probe = (node: string) => probeRdma(new Root(join(FIX, node)));
 
-describe('Root and errors.json', () => {
-  const dir = tempDir('ncclx-root-');
+describe('Root and the fault seam', () => {
+  // The tree is a subdirectory, so its sibling faults file is inside the temporary directory too.
+  const dir = join(tempDir('ncclx-root-'), 'node');
   mkdirSync(join(dir, 'sys/x/types'), { recursive: true });
   for (const i of [0, 1, 2, 3]) writeFileSync(join(dir, `sys/x/types/${i}`), 'RoCE v2\n');
-  it('listed paths (exact or a {a..b} range in the last component) fail with the errno; others read normally', () => {
-    writeFileSync(join(dir, 'errors.json'), JSON.stringify({ ncclxFixtureErrors: 1, errors: { '/sys/x/types/{1..2}': 'EINVAL', '/sys/x/types/3': 'EIO' } }));
+  it('ncclx itself reads no file of a --root tree to make reads fail: an errors.json (even 100,000 arrays deep) is ordinary content', () => {
+    let deep = '1';
+    for (let i = 0; i < 100_000; i++) deep = `[${deep}]`;
+    writeFileSync(join(dir, 'errors.json'), `{"ncclxFixtureErrors": 1, "errors": {"/sys/x/types/{1..2}": "EINVAL", "/sys/x/types/3": "EIO"}, "deep": ${deep}}`);
     const r = new Root(dir);
+    for (const i of [0, 1, 2, 3]) expect(r.read(`/sys/x/types/${i}`)).toEqual({ ok: true, value: 'RoCE v2\n' });
+  });
+  it('the seam: a sibling <tree>.faults.json, applied by injectFaults, fails the listed paths (exact or a {a..b} range) and nothing else', () => {
+    writeFileSync(faultsFile(dir), JSON.stringify({ reads: { '/sys/x/types/{1..2}': 'EINVAL', '/sys/x/types/3': 'EIO' } }));
+    class Faulty extends Root {}
+    injectFaults(Faulty);
+    const r = new Faulty(dir);
     expect(r.read('/sys/x/types/0')).toEqual({ ok: true, value: 'RoCE v2\n' });
     expect(r.read('/sys/x/types/1')).toEqual({ ok: false, error: 'EINVAL' });
     expect(r.read('/sys/x/types/2')).toEqual({ ok: false, error: 'EINVAL' });
     expect(r.read('/sys/x/types/3')).toEqual({ ok: false, error: 'EIO' });
     expect(r.list('/sys/x/types')).toEqual(['0', '1', '2', '3']);
-  });
-  it('without the marker the file is ordinary content, not a convention', () => {
-    const other = tempDir('ncclx-root-');
-    mkdirSync(join(other, 'sys'), { recursive: true });
-    writeFileSync(join(other, 'sys/a'), 'x\n');
-    writeFileSync(join(other, 'errors.json'), JSON.stringify({ errors: { '/sys/a': 'EINVAL' } }));
-    expect(new Root(other).read('/sys/a')).toEqual({ ok: true, value: 'x\n' });
+    // Only the test's class is patched.
+    expect(new Root(dir).read('/sys/x/types/1')).toEqual({ ok: true, value: 'RoCE v2\n' });
   });
 });
 
 describe('probeRdma', () => {
+  // The fixtures' hidden and unset GID entries read EINVAL, as on a real kernel.
+  class FixtureRoot extends Root {}
+  injectFaults(FixtureRoot);
+  const probe = (node: string) => probeRdma(new FixtureRoot(join(FIX, node)));
+
   it('reads a real-looking tree: symlinked class entries, the PCI function, GID tables with their errno', () => {
     const r = probe('ib8-storage');
     expect(r.classPresent).toBe(true);

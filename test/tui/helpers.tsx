@@ -5,6 +5,7 @@ import { render } from 'ink-testing-library';
 import { join } from 'node:path';
 import { ALL_CHECKS } from '../../src/checks/registry.js';
 import { probeNode } from '../../src/probe/index.js';
+import '../helpers/fixture-faults.js';
 import type { NodeSnapshot } from '../../src/model/snapshot/types.js';
 import { App, type AppProps } from '../../src/tui/App.js';
 import type { FixApi } from '../../src/tui/fix-api.js';

@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, RUN_TMUX, SKIP_REASON, tmuxServer, type Tmux } from './tmux-harness.js';
 
 const T: Tmux = RUN_TMUX ? tmuxServer('ncclx-layout-') : (null as unknown as Tmux);
-const doctor = (fixture: string) => `node dist/cli.js doctor --root test/fixtures/${fixture}`;
+// The built CLI with the fixtures' failing reads (test/helpers/faults.mjs).
+const doctor = (fixture: string) => `node test/helpers/ncclx.mjs doctor --root test/fixtures/${fixture}`;
 
 const SIZES = [
   { cols: 60, rows: 20 },

@@ -20,7 +20,8 @@ const keys = (session: string, ...k: string[]) => T.keys(session, ...k);
 const text = (session: string, t: string) => T.text(session, t);
 const alternate = (session: string) => T.alternate(session);
 
-const DOCTOR = 'node dist/cli.js doctor --root test/fixtures/ib8-storage';
+// The built CLI with the fixtures' failing reads (test/helpers/faults.mjs).
+const DOCTOR = 'node test/helpers/ncclx.mjs doctor --root test/fixtures/ib8-storage';
 
 describe.skipIf(!RUN_TMUX)('ncclx doctor in a real terminal (tmux)', () => {
   afterAll(() => T.close());

@@ -3,6 +3,7 @@
 // run together from this one file so the model and the fixture nodes load
 // once: forty separate test files cost 46 s of CPU against 8 s here.
 // One id alone: npx vitest run test/unit/ib-findings.test.ts -t IB-001
+import '../helpers/fixture-faults.js';
 import './ib-findings/list.js';
 import './ib-findings/ib001.js';
 import './ib-findings/ib002.js';

@@ -15,6 +15,7 @@ import { validateSnapshot } from '../../src/model/snapshot/schema.js';
 import type { EnvPart } from '../../src/model/snapshot/types.js';
 import { link, snapshotOf } from './helpers.js';
 import { kernelPart } from './kernel-fixtures.js';
+import { faultsFile, injectFaults } from '../helpers/faults.mjs';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -55,12 +56,16 @@ describe('probeKernel', () => {
     ...conf('default', { arp_announce: '0', arp_ignore: '0', arp_filter: '0', rp_filter: '2' }),
     ...conf('ens1f0np0', { arp_announce: '0', arp_ignore: '0', arp_filter: '1', rp_filter: '1' }),
     'proc/sys/net/ipv4/ip_local_port_range': '32768\t60999\n',
-    // Make one read fail the way a hardened /proc does.
-    'errors.json': JSON.stringify({ ncclxFixtureErrors: 1, errors: { '/proc/sys/net/ipv4/conf/ens1f0np0/rp_filter': 'EACCES' } }),
   };
 
   it('reads all, default and every link; a failed read is kept as its errno', () => {
-    const k = probeKernel(new Root(tree(files)), stubRunner({}), { network: snap.network, env: ENV({}), resolutions: {} });
+    const dir = tree(files);
+    // Make one read fail the way a hardened /proc does (the tests' fault seam).
+    writeFileSync(faultsFile(dir), JSON.stringify({ reads: { '/proc/sys/net/ipv4/conf/ens1f0np0/rp_filter': 'EACCES' } }));
+    dirs.push(faultsFile(dir));
+    class Faulty extends Root {}
+    injectFaults(Faulty);
+    const k = probeKernel(new Faulty(dir), stubRunner({}), { network: snap.network, env: ENV({}), resolutions: {} });
     expect(Object.keys(k.conf)).toEqual(['all', 'default', 'lo', 'ens1f0np0']);
     expect(k.conf['all']).toEqual({ arp_announce: '2', arp_ignore: '1', arp_filter: '0', rp_filter: '2' });
     expect(k.conf['ens1f0np0']!.rp_filter).toEqual({ error: 'EACCES' });

@@ -9,6 +9,7 @@ import { detectMesh, meshReport, type MeshReport, type TopologyChoice } from './
 import { railPlan, railsOf, type RailPlan } from './rails.js';
 import { symmetricSet, type SymmetricSet } from './symmetric.js';
 import type { CompareFinding, NodeFacts, SkippedInput } from './types.js';
+import { append } from '../list.js';
 
 export const COMPARE_SCHEMA_VERSION = 2;
 
@@ -64,7 +65,7 @@ export function compareNodes(facts: NodeFacts[], skipped: SkippedInput[], o: Ana
   const rails = railPlan(facts, names, { mesh: mesh !== null, perNodeLimit: o.perNodeLimit });
   const boot = bootstrapReport(facts, names);
   const cons = consistency(facts, names);
-  findings.push(...cons.findings, ...sym.findings, ...rails.findings, ...(mesh?.findings ?? []), ...boot.findings);
+  append(findings, cons.findings, sym.findings, rails.findings, mesh?.findings ?? [], boot.findings);
   if (facts.length === 1) findings.push(finding('CMP-002', 'info', `only one node (${names[0]}) to compare`, [], 'Cross-node checks need two or more snapshots.'));
 
   // Stable order: severity first (errors on top), then the check id.

@@ -8,6 +8,7 @@ import { parseNcclInt } from '../nccl/cint.js';
 import { finding } from './finding.js';
 import { groupNodes, nameList, outliers, plural, valueGroups, type Group } from './groups.js';
 import type { CompareFinding, NodeFacts, PortFacts, ValueGroup } from './types.js';
+import { maxOf } from '../list.js';
 
 export const RAIL_FIELDS = ['hca', 'netdev', 'subnet', 'mtu', 'rate', 'linkLayer', 'gidIndex', 'gidType'] as const;
 export type RailField = (typeof RAIL_FIELDS)[number];
@@ -143,7 +144,7 @@ export function railPlan(facts: NodeFacts[], names: string[], opts: { mesh: bool
   const countGroups = groupNodes(n, (i) => rails[i]!.length);
   const netGroups = groupNodes(n, (i) => facts[i]!.netDevices);
   const transportGroups = groupNodes(n, (i) => facts[i]!.transport.network, (v) => v);
-  const maxRails = Math.max(0, ...rails.map((r) => r.length));
+  const maxRails = Math.max(0, maxOf(rails.map((r) => r.length)));
 
   const perRail: RailRow[] = [];
   const merged = new Map<string, { rails: number[]; make: (rails: number[]) => CompareFinding }>();

@@ -7,6 +7,7 @@ import type { ConfKey, IpRouteJson, IpRuleJson, KernelPart, NftDscpRule, TcQdisc
 import type { NodeSnapshot } from '../snapshot/types.js';
 import { markRules, type Spec } from './describe.js';
 import type { Fix, OpSpec } from './types.js';
+import { minOf } from '../list.js';
 
 /** The nft JSON expression of one marking rule, as `nft -j list ruleset` prints it. */
 function nftExpr(op: Spec<'nft-mark'>, parts: ReturnType<typeof markRules>[number]): unknown[] {
@@ -45,7 +46,7 @@ function applyKernel(k: KernelPart, op: OpSpec): KernelPart {
     case 'ip-rule': {
       if (!k.rules.ok) return k;
       // A rule without a priority goes just below the lowest non-local one, as the kernel does.
-      const prio = op.priority ?? Math.min(...k.rules.data.map((r) => r.priority ?? 0).filter((p) => p > 0), 32766) - 1;
+      const prio = op.priority ?? Math.min(32766, minOf(k.rules.data.map((r) => r.priority ?? 0).filter((p) => p > 0))) - 1;
       const rule: IpRuleJson = { priority: prio, src: op.from, table: String(op.table) };
       return { ...k, rules: { ...k.rules, data: [...k.rules.data, rule].sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0)) } };
     }

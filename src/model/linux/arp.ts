@@ -18,6 +18,7 @@ import { CONF_KEYS, type ConfKey, type IpRouteJson, type IpRuleJson, type Kernel
 import type { AddressInfo, NodeSnapshot } from '../snapshot/types.js';
 import { rdmaNetdevs, type RdmaNetdev } from './rdma-netdevs.js';
 import { captureFailure, commandEvidence, isMainTable, routeDevs } from './routes.js';
+import { append } from '../list.js';
 
 export const CONF_DIR = '/proc/sys/net/ipv4/conf';
 
@@ -310,7 +311,7 @@ export function arpSettings(kernel: KernelPart, netdev: string): ArpSettings | {
   for (const key of ['arp_announce', 'arp_ignore', 'arp_filter'] as const) {
     const v = effectiveValue(kernel, netdev, key);
     if ('error' in v) return { unreadable: v.error, evidence };
-    evidence.push(...confEvidence(netdev, v));
+    append(evidence, confEvidence(netdev, v));
     if (key === 'arp_announce' && v.effective !== 2) {
       problems.push(`arp_announce=${v.effective}: ARP requests may carry another NIC's address, so peers cache that address with this NIC's MAC`);
       // max(all, if): a higher `all` (no value above 2 exists) cannot be the cause; the interface value is.

@@ -8,6 +8,7 @@ import type { Evidence } from '../result/types.js';
 import { shJoin } from '../shell/quote.js';
 import type { Captured, KernelPart, NftDscpRule } from '../snapshot/kernel-types.js';
 import { captureFailure, commandEvidence, commandLine } from './routes.js';
+import { append } from '../list.js';
 
 const inventories = new WeakMap<KernelPart, MarkingInventory>();
 function cachedInventory(kernel: KernelPart, compute: () => MarkingInventory): MarkingInventory {
@@ -219,7 +220,7 @@ export function markingInventory(kernel: KernelPart | undefined): MarkingInvento
     note(kernel.iptablesMangle, 'iptables mangle table');
     note(kernel.ip6tablesMangle, 'ip6tables mangle table');
     if (kernel.nft.ok) {
-      inv.rules.push(...kernel.nft.data.dscpRules.filter((r) => !r.expr.some((e) => e && typeof e === 'object' && 'xt' in e)).map(nftMarkingRule));
+      append(inv.rules, kernel.nft.data.dscpRules.filter((r) => !r.expr.some((e) => e && typeof e === 'object' && 'xt' in e)).map(nftMarkingRule));
       // iptables-nft rules show in nft only as opaque `xt` targets; without iptables-save they cannot be read.
       if (kernel.nft.data.xtRules > 0 && !kernel.iptablesMangle.ok) {
         inv.unreadable.push({
@@ -229,8 +230,8 @@ export function markingInventory(kernel: KernelPart | undefined): MarkingInvento
         });
       }
     }
-    if (kernel.iptablesMangle.ok) inv.rules.push(...iptablesMarkingRules(kernel.iptablesMangle.data, 'iptables', kernel.iptablesMangle.argv));
-    if (kernel.ip6tablesMangle.ok) inv.rules.push(...iptablesMarkingRules(kernel.ip6tablesMangle.data, 'ip6tables', kernel.ip6tablesMangle.argv));
+    if (kernel.iptablesMangle.ok) append(inv.rules, iptablesMarkingRules(kernel.iptablesMangle.data, 'iptables', kernel.iptablesMangle.argv));
+    if (kernel.ip6tablesMangle.ok) append(inv.rules, iptablesMarkingRules(kernel.ip6tablesMangle.data, 'ip6tables', kernel.ip6tablesMangle.argv));
     return inv;
   });
 }

@@ -7,6 +7,7 @@ import { atoi } from './cint.js';
 import { parseEntries } from './ifname-list.js';
 import { formatIPv4, formatIPv6, inetAton, parseIPv4, parseIPv6 } from '../linux/ip.js';
 import type { Profile } from './versions.js';
+import { append } from '../list.js';
 
 export interface SocketTarget {
   family: Family;
@@ -70,7 +71,7 @@ function parseBracketed(value: string, ctx: CommIdContext): CommIdParse {
   const rawPort = atoi(portText);
   const port = rawPort & 0xffff;
   if (portText === '') notes.push('no port after the address: NCCL reads port 0');
-  else notes.push(...portNotes(rawPort, port));
+  else append(notes, portNotes(rawPort, port));
   let scopeId = 0;
   if (scoped) {
     const ifname = value.slice(pct + 1, i);
@@ -123,7 +124,7 @@ function parseHostPort(value: string, ctx: CommIdContext): CommIdParse {
   if (value.includes(',')) notes.push(`NCCL stops reading the host at ','; it uses '${host}'`);
   const port = entry.port === -1 ? 65535 : entry.port & 0xffff;
   if (entry.port === -1) notes.push('no port given: NCCL uses port 65535');
-  else notes.push(...portNotes(entry.port, port));
+  else append(notes, portNotes(entry.port, port));
   if (/^[0-9a-fA-F]{0,4}$/.test(host) && value.split(':').length > 2) {
     notes.push(`'${value}' looks like a bare IPv6 address; NCCL cuts it at the first ':' and looks up '${host}'. Write [addr]:port`);
   }

@@ -14,6 +14,7 @@ import type { GidEntry, SysfsRead } from '../snapshot/rdma-types.js';
 import { parseNcclInt, toInt32, type NcclIntParam } from './cint.js';
 import { formatIPv6, parseIPv4, parseIPv6 } from '../linux/ip.js';
 import type { Profile } from './versions.js';
+import { append } from '../list.js';
 
 export type GidFamily = 'AF_INET' | 'AF_INET6';
 
@@ -323,10 +324,11 @@ const eq = <T>(a: T | 'unknown', b: T | 'unknown'): Tri => (a === 'unknown' || b
 /** A RoCE version as NCCL's variable holds it: a number, or whatever was on the stack. */
 type Ver = number | 'unknown';
 
+const typesPath = (dev: string, port: number, i: number) => `/sys/class/infiniband/${dev}/ports/${port}/gid_attrs/types/${i}`;
+
 type VerRead = { ok: true; v: Ver; einval: boolean; note: string } | { ok: false; log: string | null; why: string };
 
 function readVer(e: Entry | null, i: number, candidate: boolean, profile: Profile, dev: string, port: number): VerRead {
-  const path = `/sys/class/infiniband/${dev}/ports/${port}/gid_attrs/types/${i}`;
   if (!e) return { ok: true, v: 'unknown', einval: false, note: `types/${i} not in the snapshot` };
   const c = classifyType(e.type);
   // ≥ 2.26.2 the candidate's variable starts at -1; the current one never does.
@@ -340,7 +342,7 @@ function readVer(e: Entry | null, i: number, candidate: boolean, profile: Profil
       return {
         ok: false,
         log: profile.gidReadWarns ? `NET/IB: open failed in ncclIbRoceGetVersionNum: ${strerror(c.errno)}` : null,
-        why: `cannot open ${path} (${c.errno})`,
+        why: `cannot open ${typesPath(dev, port, i)} (${c.errno})`,
       };
     case 'read-failed':
       if (c.errno === 'EINVAL' && profile.gidEinvalTolerant) {
@@ -349,7 +351,7 @@ function readVer(e: Entry | null, i: number, candidate: boolean, profile: Profil
       return {
         ok: false,
         log: profile.gidReadWarns ? `NET/IB: read failed in ncclIbRoceGetVersionNum: ${strerror(c.errno)}` : null,
-        why: `reading ${path} fails with ${c.errno}${c.errno === 'EINVAL' ? ' (NCCL before 2.26.2 does not tolerate it)' : ''}`,
+        why: `reading ${typesPath(dev, port, i)} fails with ${c.errno}${c.errno === 'EINVAL' ? ' (NCCL before 2.26.2 does not tolerate it)' : ''}`,
       };
   }
 }
@@ -358,7 +360,8 @@ type StepResult = { next: number } | { fail: { log: string | null; why: string }
 interface Step {
   results: StepResult[];
   verdict: GidVerdict;
-  reason: string;
+  /** Said only when shown: a walk over a table with unknown entries takes a step from each possible index. */
+  reason: () => string;
   /** Indexes whose types file read failed with EINVAL (tolerated) in this step. */
   einval: number[];
 }
@@ -385,11 +388,11 @@ function step(
 
   // Fast path: both entries known and the candidate unset or of the other family (most of a 255-entry table).
   if (gi?.bytes && ci?.bytes && famI !== fam && !(famI !== famC && famI === fam)) {
-    return { results: [{ next: cur }], verdict: 'skipped', reason: `family ${famI}${gi.zero ? ' (all-zero entry)' : ''}, NCCL_IB_ADDR_FAMILY wants ${fam}`, einval: [] };
+    return { results: [{ next: cur }], verdict: 'skipped', reason: () => `family ${famI}${gi.zero ? ' (all-zero entry)' : ''}, NCCL_IB_ADDR_FAMILY wants ${fam}`, einval: [] };
   }
   const switchFamily = and(not(eq(famI, famC)), eq(famI, fam), inRange);
   if (switchFamily === true) {
-    return { results: [{ next: i }], verdict: 'switch-family', reason: `family ${famI} differs from GID ${cur}'s ${famC} and is ${fam}${params.range ? ', in range' : ''}: NCCL switches without checking validity or version`, einval: [] };
+    return { results: [{ next: i }], verdict: 'switch-family', reason: () => `family ${famI} differs from GID ${cur}'s ${famC} and is ${fam}${params.range ? ', in range' : ''}: NCCL switches without checking validity or version`, einval: [] };
   }
   const results: StepResult[] = [];
   const reasons: string[] = [];
@@ -399,11 +402,11 @@ function step(
   }
   const skip = or(not(eq(famI, fam)), not(validI), not(inRange));
   if (skip === true) {
-    const why =
+    const why = () =>
       famI !== 'unknown' && famI !== fam ? `family ${famI}${gi?.zero ? ' (all-zero entry)' : ''}, NCCL_IB_ADDR_FAMILY wants ${fam}` : validI === false ? `${gi?.zero ? 'unset (all-zero)' : 'link-local'}, not a valid GID` : `outside NCCL_IB_ADDR_RANGE ${params.range?.raw}`;
     if (results.length === 0) return { results: [{ next: cur }], verdict: 'skipped', reason: why, einval: [] };
     results.push({ next: cur });
-    return { results, verdict: 'uncertain', reason: [...reasons, `or skipped: ${why}`].join('; '), einval: [] };
+    return { results, verdict: 'uncertain', reason: () => [...reasons, `or skipped: ${why()}`].join('; '), einval: [] };
   }
   if (skip === 'unknown') {
     results.push({ next: cur });
@@ -413,28 +416,51 @@ function step(
   const vc = readVer(ci, cur, false, profile, dev, port);
   if (!vc.ok) {
     results.push({ fail: { log: vc.log, why: vc.why } });
-    return { results, verdict: results.length > 1 ? 'uncertain' : 'fails', reason: [...reasons, `NCCL reads the version of GID ${cur}: ${vc.why} — the connection fails`].join('; '), einval: [] };
+    return { results, verdict: results.length > 1 ? 'uncertain' : 'fails', reason: () => [...reasons, `NCCL reads the version of GID ${cur}: ${vc.why} — the connection fails`].join('; '), einval: [] };
   }
   const vi = readVer(gi, i, true, profile, dev, port);
   if (!vi.ok) {
     results.push({ fail: { log: vi.log, why: vi.why } });
-    return { results, verdict: results.length > 1 ? 'uncertain' : 'fails', reason: [...reasons, `NCCL reads the version of GID ${i}: ${vi.why} — the connection fails`].join('; '), einval: vc.einval ? [cur] : [] };
+    return { results, verdict: results.length > 1 ? 'uncertain' : 'fails', reason: () => [...reasons, `NCCL reads the version of GID ${i}: ${vi.why} — the connection fails`].join('; '), einval: vc.einval ? [cur] : [] };
   }
   const cond = and(or(not(eq<number>(vc.v, vi.v)), not(validC)), eq<number>(vi.v, rv));
   const vtext = (v: Ver) => (v === 'unknown' ? 'unknown' : v === -1 ? 'unknown (-1)' : `v${v}`);
   const einval = [...(vc.einval ? [cur] : []), ...(vi.einval ? [i] : [])];
   const readNotes = [vc.note, vi.note].filter((n) => !/^v\d$/.test(n));
-  const detail = `GID ${cur} is ${vtext(vc.v)}${validC === false ? ' and not valid' : ''}, GID ${i} is ${vtext(vi.v)}, NCCL_IB_ROCE_VERSION_NUM=${rv}${readNotes.length ? ` (${readNotes.join('; ')})` : ''}`;
+  const detail = () => `GID ${cur} is ${vtext(vc.v)}${validC === false ? ' and not valid' : ''}, GID ${i} is ${vtext(vi.v)}, NCCL_IB_ROCE_VERSION_NUM=${rv}${readNotes.length ? ` (${readNotes.join('; ')})` : ''}`;
   if (cond === true) {
     results.push({ next: i });
-    return { results, verdict: results.length > 1 ? 'uncertain' : 'switch-version', reason: [...reasons, `valid ${fam}; ${detail}: switch`].join('; '), einval };
+    return { results, verdict: results.length > 1 ? 'uncertain' : 'switch-version', reason: () => [...reasons, `valid ${fam}; ${detail()}: switch`].join('; '), einval };
   }
   if (cond === false) {
     results.push({ next: cur });
-    return { results, verdict: results.length > 1 ? 'uncertain' : 'kept', reason: [...reasons, `valid ${fam}; ${detail}: no switch`].join('; '), einval };
+    return { results, verdict: results.length > 1 ? 'uncertain' : 'kept', reason: () => [...reasons, `valid ${fam}; ${detail()}: no switch`].join('; '), einval };
   }
   results.push({ next: i }, { next: cur });
-  return { results, verdict: 'uncertain', reason: [...reasons, `valid ${fam}; ${detail}: NCCL compares a value it never read — it may or may not switch`].join('; '), einval };
+  return { results, verdict: 'uncertain', reason: () => [...reasons, `valid ${fam}; ${detail()}: NCCL compares a value it never read — it may or may not switch`].join('; '), einval };
+}
+
+/**
+ * What a step depends on in the current entry (ncclUpdateGidIndex reads its
+ * family, validity and RoCE version): possible current indexes whose entries
+ * agree step alike, only their own index differing. A table with unknown
+ * entries (a gap in a partial capture) makes one possible index per unknown
+ * entry; walked one by one, that is quadratic in the table. Walked by class,
+ * each step costs the few classes there are.
+ */
+function entryClass(e: Entry | null): string {
+  if (!e) return 'unlisted';
+  const c = classifyType(e.type);
+  return `${e.family}|${e.valid}|${e.bytes ? 'read' : 'unread'}|${c.kind}|${c.kind === 'version' ? c.version : c.kind === 'unrecognised' ? '' : c.errno}`;
+}
+
+/** The step from each possible index is said for the first few; the rest are counted by verdict, so the trace stays linear in the table. */
+const PATHS_SHOWN = 4;
+function pathsReason(shown: { cur: number; s: Step }[], rest: { count: number; from: number; to: number; verdicts: Map<GidVerdict, number> }): string {
+  const said = shown.map((p) => `from GID ${p.cur}: ${p.s.reason()}`);
+  if (rest.count === 0) return said.join(' | ');
+  const tally = [...rest.verdicts].map(([v, n]) => `${n} ${v}`).join(', ');
+  return `${said.join(' | ')} | from ${rest.count} more possible GIDs (${rest.from}–${rest.to}): ${tally}`;
 }
 
 /** ncclIbGetGidIndex's RoCE walk, following every undecidable branch. */
@@ -442,47 +468,71 @@ function autoWalk(table: GidTable, params: GidParams, profile: Profile, dev: str
   const t = indexTable(table.entries);
   const trace: GidTraceEntry[] = [{ index: 0, verdict: 'start', reason: `NCCL starts at GID 0 (${describeGid(t.at(0))})` }];
   const einval: number[] = [];
-  let states = new Set<number>([0]);
-  const failures: { log: string | null; why: string }[] = [];
+  // The possible current indexes, by entry class, each class in the order its indexes became possible.
+  let groups = new Map<string, number[]>([[entryClass(t.at(0)), [0]]]);
+  let size = 1;
+  let firstFailure: { log: string | null; why: string } | undefined;
+  const einvalSaid = new WeakMap<number[], number>();
   for (let i = 1; i < t.len; i++) {
-    if (states.size === 1) {
+    if (size === 1) {
       // One possible current index (the usual case): no bookkeeping for branches.
-      const cur = states.values().next().value as number;
+      const cur = groups.values().next().value![0]!;
       const s = step(cur, i, t, params, profile, dev, port);
       const only = s.results.length === 1 ? s.results[0]! : null;
       if (only && 'next' in only) {
-        if (s.einval.length) einval.push(...s.einval);
-        trace.push({ index: i, verdict: s.verdict, reason: s.reason });
-        if (only.next !== cur) states = new Set([only.next]);
+        if (s.einval.length) append(einval, s.einval);
+        trace.push({ index: i, verdict: s.verdict, reason: s.reason() });
+        if (only.next !== cur) groups = new Map([[entryClass(t.at(only.next)), [only.next]]]);
         continue;
       }
     }
-    const next = new Set<number>();
-    const perState: { cur: number; s: Step }[] = [];
-    for (const cur of states) {
-      const s = step(cur, i, t, params, profile, dev, port);
-      perState.push({ cur, s });
-      einval.push(...s.einval);
+    const next = new Map<string, number[]>();
+    let reachesI = false;
+    const shown: { cur: number; s: Step }[] = [];
+    const rest = { count: 0, from: Infinity, to: -Infinity, verdicts: new Map<GidVerdict, number>() };
+    const verdicts = new Set<GidVerdict>();
+    for (const [key, members] of groups) {
+      const rep = members[0]!;
+      const s = step(rep, i, t, params, profile, dev, port);
+      verdicts.add(s.verdict);
+      let stays = false;
       for (const r of s.results) {
-        if ('next' in r) next.add(r.next);
-        else failures.push(r.fail);
+        if ('next' in r) {
+          if (r.next === rep) stays = true;
+          else reachesI = true;
+        } else firstFailure ??= r.fail;
+      }
+      if (stays) next.set(key, members);
+      // The current entry's EINVAL is every member's (they share its read), each said once; the candidate's is i's.
+      if (s.einval.includes(rep)) {
+        const done = einvalSaid.get(members) ?? 0;
+        for (let m = done; m < members.length; m++) einval.push(members[m]!);
+        einvalSaid.set(members, members.length);
+      }
+      if (s.einval.includes(i)) einval.push(i);
+      let m = 0;
+      for (; m < members.length && shown.length < PATHS_SHOWN; m++) shown.push({ cur: members[m]!, s: m === 0 ? s : step(members[m]!, i, t, params, profile, dev, port) });
+      if (m < members.length) {
+        // Members are in increasing order (each joined as the walk's index grew).
+        rest.count += members.length - m;
+        rest.from = Math.min(rest.from, members[m]!);
+        rest.to = Math.max(rest.to, members[members.length - 1]!);
+        rest.verdicts.set(s.verdict, (rest.verdicts.get(s.verdict) ?? 0) + members.length - m);
       }
     }
-    if (perState.length === 1) {
-      trace.push({ index: i, verdict: perState[0]!.s.verdict, reason: perState[0]!.s.reason });
-    } else {
-      const verdicts = new Set(perState.map((p) => p.s.verdict));
-      trace.push({
-        index: i,
-        verdict: verdicts.size === 1 ? perState[0]!.s.verdict : 'uncertain',
-        reason: perState.map((p) => `from GID ${p.cur}: ${p.s.reason}`).join(' | '),
-      });
+    if (reachesI) {
+      const key = entryClass(t.at(i));
+      const g = next.get(key);
+      if (g) g.push(i);
+      else next.set(key, [i]);
     }
-    states = next;
-    if (states.size === 0) break;
+    trace.push({ index: i, verdict: verdicts.size === 1 ? shown[0]!.s.verdict : 'uncertain', reason: size === 1 ? shown[0]!.s.reason() : pathsReason(shown, rest) });
+    groups = next;
+    size = 0;
+    for (const g of groups.values()) size += g.length;
+    if (size === 0) break;
   }
-  const candidates = [...states].sort((a, b) => a - b);
-  const firstFailure = failures[0];
+  const candidates = [...groups.values()].flat().sort((a, b) => a - b);
   let outcome: GidOutcome;
   if (candidates.length === 0 && firstFailure) {
     outcome = { kind: 'failure', log: firstFailure.log ? [firstFailure.log] : [], why: firstFailure.why };

@@ -12,6 +12,7 @@ import type { RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../snapshot/rdma
 import type { NodeSnapshot } from '../snapshot/types.js';
 import { reasoningContext } from './explain.js';
 import type { DeviceReport, IbReport, NetdevView, PortReport } from './ib-types.js';
+import { append } from '../list.js';
 
 export type { DeviceReport, IbReport, NetdevView, PortReport };
 
@@ -179,7 +180,7 @@ function buildIbModel(snapshot: NodeSnapshot, o: IbOverrides): IbModel {
     const ports: PortReport[] = d.ports.map((p) => {
       const decision = selection.ports.find((x) => x.dev === d.name && x.port === p.port)!;
       const netdevs = portNetdevs(d, p, snapshot);
-      allNetdevs.push(...netdevs);
+      append(allNetdevs, netdevs);
       const ll = sysText(p.linkLayer);
       const gidSel = decision.linkLayer ? selectGid({ linkLayer: decision.linkLayer, entries: p.gids }, gidParams, profile, d.name, p.port) : null;
       const first = netdevs[0] ?? null;

@@ -11,6 +11,7 @@ import type { ConsumerResult } from './socket.js';
 import type { Profile } from './versions.js';
 import { autoMerge, MERGE_LEVELS, mergeRank, netNumbering, netPlace, pairPath, stackPath, vnicHome, xmlStack, type VnicHome } from './vnic.js';
 import { lowerFirst } from '../text.js';
+import { append } from '../list.js';
 
 // ---------------------------------------------------------------------------
 // Reading sysfs values
@@ -546,7 +547,7 @@ export function mergeDevices(devices: NcclIbDevice[], rdmaDevs: RdmaDevice[], pr
   const forced: number[][] = [];
   if (inputs.forceMerge !== undefined) {
     const f = forceMergeGroups(inputs.forceMerge, devices, profile);
-    result.notes.push(...f.notes);
+    append(result.notes, f.notes);
     if (f.error) {
       result.refusals.push({ members: f.error.members, cause: 'force-merge', log: f.error.log, level: 'WARN', fatal: true });
       return result;

@@ -9,6 +9,7 @@ import { advise, setEnv, unsetEnv } from '../result/build.js';
 import type { Finding, FindingSeverity, Remediation } from '../result/types.js';
 import { versionString } from './versions.js';
 import { isLinkLocal6, privateKind } from './iface-kind.js';
+import { append } from '../list.js';
 
 export type { Finding };
 export type Severity = FindingSeverity;
@@ -85,7 +86,7 @@ export function socketFindings(f: FindingContext): Finding[] {
     });
   }
   const list = inputs.ifname.list;
-  if (list) out.push(...listFindings(list, names, ifnameRaw!, origin('NCCL_SOCKET_IFNAME'), selection, (advice) => suggestion(ctx, advice)));
+  if (list) append(out, listFindings(list, names, ifnameRaw!, origin('NCCL_SOCKET_IFNAME'), selection, (advice) => suggestion(ctx, advice)));
 
   // --- NCCL_SOCKET_FAMILY --------------------------------------------------
   const famRaw = inputs.family.raw;
@@ -140,7 +141,7 @@ export function socketFindings(f: FindingContext): Finding[] {
   }
 
   // --- per-consumer outcome ------------------------------------------------
-  out.push(...mergeByInterface([selection.bootstrap, selection.socket, selection.ibOob].flatMap((r) => consumerFindings(r, f, names))));
+  append(out, mergeByInterface([selection.bootstrap, selection.socket, selection.ibOob].flatMap((r) => consumerFindings(r, f, names))));
 
   // Bootstrap and data on different interfaces is legal, but worth knowing.
   const b = selection.bootstrap.selected[0];

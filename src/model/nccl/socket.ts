@@ -7,6 +7,7 @@ import { cLength, parseCommId, type CommIdParse, type SocketTarget } from './com
 import { matchList, parseList, type ParsedList } from './ifname-list.js';
 import { isIPv6Loopback, maskBytes, parseIPv4, parseIPv6, sameUnderMask } from '../linux/ip.js';
 import type { Profile } from './versions.js';
+import { append } from '../list.js';
 
 /** MAX_IFS: the socket transport's device limit and the list entry limit. */
 export const MAX_IFS = 16;
@@ -253,7 +254,7 @@ export function ncclFindInterfaces(ctx: SocketContext, maxIfs: number, inputs: S
     const list = kind === 'user' && inputs.ifname.list ? inputs.ifname.list : parseList(spec, parserOpts);
     const r = findInterfaces(ctx, stage, list, listDescriber(kind, spec, list), family, maxIfs, prefix);
     stages.push({ stage, spec, found: r.found.map((f) => f.name) });
-    trace.push(...r.trace);
+    append(trace, r.trace);
     return r.found;
   };
   const done = (selected: SelectedInterface[], stage: string | null): FindInterfacesOutcome => ({
@@ -284,7 +285,7 @@ export function ncclFindInterfaces(ctx: SocketContext, maxIfs: number, inputs: S
     }
     const r = findSubnetInterface(ctx, stage, parse.target);
     stages.push({ stage, spec: `${parse.target.address} (from NCCL_COMM_ID)`, found: r.found.map((f) => f.name) });
-    trace.push(...r.trace);
+    append(trace, r.trace);
     if (r.found.length) return done(r.found, stage);
   }
   const steps: string[] = [ctx.profile.autoExclude, 'docker', 'lo'];

@@ -1,3 +1,4 @@
+import { minOf } from '../list.js';
 // Which NET devices NCCL fuses into virtual NICs (≥ 2.24.3, graph/topo.cc
 // ncclTopoAutoMerge; docs/nccl/topology.md §3). The one decision `ncclx ib` and
 // `ncclx topo` both use. Pure.
@@ -82,7 +83,7 @@ export function netNumbering(fused: number[][], physical: number, mode: 'none' |
   const inFused = new Set(fused.flat());
   // The first `forced` groups (NCCL_NET_FORCE_MERGE) are made before AutoMerge's, which come in root order.
   const first = fused.slice(0, forced).map((g, k) => ({ g, fused: true, read: read[k] !== false }));
-  const rest = [...fused.slice(forced).map((g, k) => ({ g, fused: true, read: read[k + forced] !== false })), ...all.filter((i) => !inFused.has(i)).map((i) => ({ g: [i], fused: false, read: true }))].sort((a, b) => Math.min(...a.g) - Math.min(...b.g));
+  const rest = [...fused.slice(forced).map((g, k) => ({ g, fused: true, read: read[k + forced] !== false })), ...all.filter((i) => !inFused.has(i)).map((i) => ({ g: [i], fused: false, read: true }))].sort((a, b) => minOf(a.g) - minOf(b.g));
   const groups = [...first, ...rest];
   const out: NetNumber[] = [];
   let next = physical;

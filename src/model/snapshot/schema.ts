@@ -4,56 +4,75 @@
 
 import { z } from 'zod';
 import { UserError } from '../errors.js';
+import { SNAPSHOT_LIMITS } from './limits.js';
 import { SNAPSHOT_SCHEMA_VERSION, type NodeSnapshot } from './types.js';
 
+const L = SNAPSHOT_LIMITS;
+
+// Every string, number, array and record is bounded by what a real node can
+// hold (./limits.ts says where each bound comes from); past one, the file is
+// refused by name with the field's path.
+const text = (max: number = L.text) => z.string().max(max, { error: `longer than ${max} characters` });
+const name = (max: number) => text(max).min(1);
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const list = <T extends z.ZodType>(item: T, max: number, what: string) => z.array(item).max(max, { error: `more than ${max} entries (${what})` });
+const dict = <T extends z.ZodType>(value: T, max: number, what: string, key: z.ZodString = text()) =>
+  z.record(key, value).refine((o) => Object.keys(o).length <= max, { error: `more than ${max} entries (${what})` });
+const U32 = 0xffff_ffff;
+const I32 = 0x7fff_ffff;
+
 const family = z.enum(['AF_INET', 'AF_INET6']);
+const flags = list(text(64), L.flags, 'flags of one link or address');
 
 const link = z.object({
-  ifindex: z.number().int(),
-  name: z.string().min(1),
-  kind: z.string().nullable(),
-  linkType: z.string().nullable(),
-  master: z.string().nullable(),
-  mtu: z.number().int().nullable(),
-  mac: z.string().nullable(),
-  operstate: z.string(),
-  flags: z.array(z.string()),
+  ifindex: int(0, I32),
+  name: name(L.ifname),
+  kind: text(64).nullable(),
+  linkType: text(64).nullable(),
+  master: text(L.ifname).nullable(),
+  mtu: int(0, I32).nullable(),
+  mac: text(256).nullable(),
+  operstate: text(64),
+  flags,
 });
 
-const address = z.object({
-  name: z.string().min(1),
-  link: z.string().min(1),
-  ifindex: z.number().int(),
-  family,
-  address: z.string().min(1),
-  prefixlen: z.number().int().min(0).max(128),
-  scope: z.string(),
-  scopeId: z.number().int().min(0),
-  flags: z.array(z.string()),
-});
+const address = z
+  .object({
+    name: name(L.ifname),
+    link: name(L.ifname),
+    ifindex: int(0, I32),
+    family,
+    address: name(64),
+    prefixlen: int(0, 128),
+    scope: text(64),
+    scopeId: int(0, U32),
+    flags,
+  })
+  .refine((a) => a.family === 'AF_INET6' || a.prefixlen <= 32, { error: 'an IPv4 prefix length is 0–32', path: ['prefixlen'] });
 
 const confFile = z.object({
-  path: z.string(),
+  // NCCL_CONF_FILE as set (an environment value); open() refuses one past PATH_MAX, which the record then says.
+  path: text(L.envValue),
   role: z.enum(['NCCL_CONF_FILE', 'home-passwd', 'home-env', 'etc']),
-  content: z.string().nullable(),
-  error: z.string().nullable(),
+  content: text(L.confFile).nullable(),
+  error: text().nullable(),
 });
 
 // The RDMA part (src/model/snapshot/rdma-types.ts). A sysfs value is its text or the errno of the failed read.
-const sysfsRead = z.union([z.string(), z.object({ error: z.string() })]);
-const presence = z.object({ path: z.string(), present: z.boolean() });
+const sysfsRead = z.union([text(L.sysfsValue), z.object({ error: text() })]);
+const presence = z.object({ path: text(L.path), present: z.boolean() });
 const rdmaPort = z.object({
-  port: z.number().int().min(0),
+  port: int(0, L.portNumber),
   state: sysfsRead,
   physState: sysfsRead,
   linkLayer: sysfsRead,
   rate: sysfsRead,
   lid: sysfsRead,
-  gidCount: z.number().int().min(0),
-  gids: z.array(z.object({ index: z.number().int().min(0), gid: sysfsRead, type: sysfsRead, ndev: sysfsRead })),
+  gidCount: int(0, L.gidTable),
+  gids: list(z.object({ index: int(0, L.gidTable - 1), gid: sysfsRead, type: sysfsRead, ndev: sysfsRead }), L.gidTable, "a port's GID table, gid_tbl_len"),
 });
 const rdmaDevice = z.object({
-  name: z.string().min(1),
+  name: name(L.rdmaDevice),
   classEntryIsSymlink: z.boolean(),
   nodeType: sysfsRead,
   fwVer: sysfsRead,
@@ -63,14 +82,14 @@ const rdmaDevice = z.object({
   boardId: sysfsRead,
   device: z.object({
     kind: z.enum(['symlink', 'directory', 'missing', 'other']),
-    link: z.string().nullable(),
-    realpath: z.string().nullable(),
-    subsystem: z.string().nullable(),
-    folded: z.array(z.object({ variant: z.enum(['mergeVfs', 'functionOnly', 'lowDigit']), path: z.string(), exists: z.boolean(), subsystem: z.string().nullable() })),
+    link: text(L.path).nullable(),
+    realpath: text(L.path).nullable(),
+    subsystem: text(L.path).nullable(),
+    folded: list(z.object({ variant: z.enum(['mergeVfs', 'functionOnly', 'lowDigit']), path: text(L.path), exists: z.boolean(), subsystem: text(L.path).nullable() }), 3, 'one per folding variant'),
   }),
   pci: z
     .object({
-      bdf: z.string(),
+      bdf: text(L.path),
       class: sysfsRead,
       vendor: sysfsRead,
       device: sysfsRead,
@@ -83,171 +102,190 @@ const rdmaDevice = z.object({
       maxLinkWidth: sysfsRead,
     })
     .nullable(),
-  pciNetdevs: z.array(z.string()),
-  uverbs: z.string().nullable(),
-  ports: z.array(rdmaPort),
+  pciNetdevs: list(text(L.ifname), L.netdevsPerFunction, 'netdevs of one PCI function'),
+  uverbs: text(64).nullable(),
+  ports: list(rdmaPort, L.portNumber + 1, 'ports of one device: phys_port_cnt is 8 bits'),
 });
-const rdmaPart = z.object({
-  classPresent: z.boolean(),
-  devices: z.array(rdmaDevice),
-  netdevs: z.record(
-    z.string(),
-    z.object({
-      name: z.string(),
-      present: z.boolean(),
-      operstate: sysfsRead,
-      carrier: sysfsRead.optional(),
-      mtu: sysfsRead,
-      devPort: sysfsRead,
-      devId: sysfsRead,
-      master: z.string().nullable(),
-      bondSlaves: z.array(z.string()).nullable(),
-    }),
-  ),
-  peerMem: z.array(presence),
-  modules: z.array(presence),
-  sysModuleKnown: z.boolean(),
-  devInfiniband: z.object({ known: z.boolean(), present: z.boolean(), entries: z.array(z.string()) }),
-  memlock: z.object({ soft: z.string().nullable(), hard: z.string().nullable(), error: z.string().nullable() }),
-  container: z.object({ detected: z.boolean(), evidence: z.array(z.string()) }),
-});
+const rdmaPart = z
+  .object({
+    classPresent: z.boolean(),
+    devices: list(rdmaDevice, L.rdmaDevices, 'RDMA devices: RDMA_MAX_PORTS'),
+    netdevs: dict(
+      z.object({
+        name: text(L.ifname),
+        present: z.boolean(),
+        operstate: sysfsRead,
+        carrier: sysfsRead.optional(),
+        mtu: sysfsRead,
+        devPort: sysfsRead,
+        devId: sysfsRead,
+        master: text(L.ifname).nullable(),
+        bondSlaves: list(text(L.ifname), L.links, 'bond members').nullable(),
+      }),
+      L.links,
+      'netdevs',
+    ),
+    peerMem: list(presence, 64, 'peer-memory paths'),
+    modules: list(presence, 64, 'kernel modules'),
+    sysModuleKnown: z.boolean(),
+    devInfiniband: z.object({ known: z.boolean(), present: z.boolean(), entries: list(text(L.path), 4 * L.rdmaDevices, '/dev/infiniband entries: a few per device') }),
+    memlock: z.object({ soft: text(64).nullable(), hard: text(64).nullable(), error: text().nullable() }),
+    container: z.object({ detected: z.boolean(), evidence: list(text(), 64, 'container marks') }),
+  })
+  .refine((r) => r.devices.reduce((n, d) => n + d.ports.length, 0) <= L.rdmaPortsTotal, { error: `more than ${L.rdmaPortsTotal} ports on all devices together (RDMA_MAX_PORTS)`, path: ['devices'] });
 
 // The kernel part (src/model/snapshot/kernel-types.ts). iproute2 objects are kept as
 // printed, so only the fields ncclx reads are checked and the rest passes through.
-const procRead = z.union([z.string(), z.object({ error: z.string() })]);
+const procRead = z.union([text(L.sysfsValue), z.object({ error: text() })]);
 function captured<T extends z.ZodType>(data: T) {
-  const base = { argv: z.array(z.string()), record: z.string(), from: z.enum(['live', 'recorded']) };
-  return z.discriminatedUnion('ok', [
-    z.object({ ...base, ok: z.literal(true), data }),
-    z.object({ ...base, ok: z.literal(false), error: z.string(), missing: z.boolean() }),
-  ]);
+  const base = { argv: list(text(L.path), 64, 'command arguments'), record: text(L.path), from: z.enum(['live', 'recorded']) };
+  return z.discriminatedUnion('ok', [z.object({ ...base, ok: z.literal(true), data }), z.object({ ...base, ok: z.literal(false), error: text(L.sysfsValue), missing: z.boolean() })]);
 }
 const ipRouteJson = z.looseObject({
-  dst: z.string().optional(),
-  table: z.string().optional(),
-  type: z.string().optional(),
-  dev: z.string().optional(),
-  gateway: z.string().optional(),
-  prefsrc: z.string().optional(),
-  metric: z.number().optional(),
-  nexthops: z.array(z.looseObject({ gateway: z.string().optional(), dev: z.string().optional() })).optional(),
+  dst: text(128).optional(),
+  table: text(64).optional(),
+  type: text(64).optional(),
+  dev: text(L.ifname).optional(),
+  gateway: text(64).optional(),
+  prefsrc: text(64).optional(),
+  metric: int(0, U32).optional(),
+  nexthops: list(z.looseObject({ gateway: text(64).optional(), dev: text(L.ifname).optional() }), 1024, 'nexthops of one route').optional(),
 });
 const kernelPart = z.object({
-  conf: z.record(z.string(), z.object({ arp_announce: procRead, arp_ignore: procRead, arp_filter: procRead, rp_filter: procRead })),
+  conf: dict(z.object({ arp_announce: procRead, arp_ignore: procRead, arp_filter: procRead, rp_filter: procRead }), L.links + 2, 'interfaces, all and default'),
   localPortRange: procRead,
   rules: captured(
-    z.array(
+    list(
       z.looseObject({
-        priority: z.number().optional(),
-        src: z.string().optional(),
-        srclen: z.number().optional(),
-        table: z.string().optional(),
-        action: z.string().optional(),
+        priority: int(0, U32).optional(),
+        src: text(64).optional(),
+        srclen: int(0, 128).optional(),
+        table: text(64).optional(),
+        action: text(64).optional(),
         not: z.boolean().optional(),
       }),
+      L.rules,
+      'policy routing rules',
     ),
   ),
-  routes: captured(z.array(ipRouteJson)),
-  routeTargets: z.array(
+  routes: captured(list(ipRouteJson, L.routes, 'routes')),
+  routeTargets: list(
     z.object({
       variable: z.enum(['MASTER_ADDR', 'NCCL_COMM_ID']),
-      value: z.string(),
-      source: z.string(),
-      host: z.string(),
-      address: z.string().nullable(),
-      unresolved: z.string().nullable(),
-      route: captured(z.array(ipRouteJson)).nullable(),
+      value: text(L.envValue),
+      source: text(L.envValue),
+      host: text(L.envValue),
+      address: text(64).nullable(),
+      unresolved: text(L.envValue + L.text).nullable(),
+      route: captured(list(ipRouteJson, 64, 'routes of one lookup')).nullable(),
     }),
+    L.resolutions,
+    'route lookups',
   ),
-  qdiscs: captured(z.array(z.looseObject({ kind: z.string(), dev: z.string(), handle: z.string().optional(), root: z.boolean().optional(), parent: z.string().optional() }))),
+  qdiscs: captured(list(z.looseObject({ kind: text(64), dev: text(L.ifname), handle: text(64).optional(), root: z.boolean().optional(), parent: text(64).optional() }), L.qdiscs, 'qdiscs')),
   nft: captured(
     z.object({
-      tables: z.number().int(),
-      chains: z.number().int(),
-      rules: z.number().int(),
-      dscpRules: z.array(z.object({ family: z.string(), table: z.string(), chain: z.string(), handle: z.number().nullable(), hook: z.string().nullable(), expr: z.array(z.unknown()) })),
-      xtRules: z.number().int(),
+      tables: int(0, I32),
+      chains: int(0, I32),
+      rules: int(0, I32),
+      dscpRules: list(
+        z.object({ family: text(64), table: text(256), chain: text(256), handle: int(0, Number.MAX_SAFE_INTEGER).nullable(), hook: text(64).nullable(), expr: list(z.unknown(), L.nftExprs, 'expressions of one rule: NFT_RULE_MAXEXPRS') }),
+        L.rules,
+        'DSCP marking rules',
+      ),
+      xtRules: int(0, I32),
     }),
   ),
-  iptablesMangle: captured(z.string()),
-  ip6tablesMangle: captured(z.string()),
+  iptablesMangle: captured(text(L.file)),
+  ip6tablesMangle: captured(text(L.file)),
 });
 
+const numaNode = int(-1, L.numaNodes - 1);
 const pciFunction = z.object({
-  bdf: z.string(),
-  class: z.string(),
-  vendor: z.string(),
-  device: z.string(),
-  numaNode: z.number().nullable(),
-  driver: z.string().nullable(),
-  netdevs: z.array(z.string()),
+  bdf: text(64),
+  class: text(64),
+  vendor: text(64),
+  device: text(64),
+  numaNode: numaNode.nullable(),
+  driver: text(L.path).nullable(),
+  netdevs: list(text(L.ifname), L.netdevsPerFunction, 'netdevs of one PCI function'),
 });
 
 const topoFunction = z.object({
-  bdf: z.string(),
-  path: z.array(z.string()),
-  class: z.string().nullable(),
-  vendor: z.string().nullable(),
-  device: z.string().nullable(),
-  subsystemVendor: z.string().nullable().optional(),
-  subsystemDevice: z.string().nullable().optional(),
-  numaNode: z.number().nullable(),
-  maxLinkSpeed: z.string().nullable(),
-  maxLinkWidth: z.number().nullable(),
-  currentLinkSpeed: z.string().nullable(),
-  currentLinkWidth: z.number().nullable(),
+  bdf: text(64),
+  path: list(text(64), L.pciPathDepth, 'components of one sysfs path: PCI bus numbers are 8 bits'),
+  class: text(64).nullable(),
+  vendor: text(64).nullable(),
+  device: text(64).nullable(),
+  subsystemVendor: text(64).nullable().optional(),
+  subsystemDevice: text(64).nullable().optional(),
+  numaNode: numaNode.nullable(),
+  maxLinkSpeed: text(64).nullable(),
+  maxLinkWidth: int(0, L.linkWidth).nullable(),
+  currentLinkSpeed: text(64).nullable(),
+  currentLinkWidth: int(0, L.linkWidth).nullable(),
 });
+
+/** A cpulist as the kernel prints it (0-55,112-167): CPU numbers below NR_CPUS. */
+const cpulist = text(L.sysfsValue).refine((s) => s.split(',').every((part) => part.trim() === '' || (/^\s*\d+(-\d+)?\s*$/.test(part) && part.split('-').every((n) => Number(n) < L.cpus))), { error: `not a cpulist of CPU numbers below ${L.cpus} (NR_CPUS)` });
+
+const unique = (xs: string[]) => new Set(xs).size === xs.length;
 
 export const nodeSnapshotSchema = z.object({
   schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
-  tool: z.object({ name: z.literal('ncclx'), version: z.string() }),
-  capturedAt: z.string(),
-  root: z.string(),
+  tool: z.object({ name: z.literal('ncclx'), version: text(64) }),
+  capturedAt: text(64),
+  root: text(L.path),
   host: z.object({
-    hostname: z.string(),
-    os: z.string().nullable(),
-    kernel: z.string().nullable(),
-    arch: z.string().nullable(),
-    source: z.string(),
+    hostname: text(L.hostname),
+    os: text().nullable(),
+    kernel: text().nullable(),
+    arch: text(64).nullable(),
+    source: text(2 * L.path),
   }),
   network: z.object({
     source: z.enum(['iproute2', 'recorded-iproute2', 'sysfs', 'os.networkInterfaces']),
-    links: z.array(link),
-    addresses: z.array(address),
+    links: list(link, L.links, 'links'),
+    addresses: list(address, L.addresses, 'addresses'),
   }),
   env: z.object({
-    process: z.record(z.string(), z.string()),
-    confFiles: z.array(confFile),
-    home: z.object({ passwd: z.string().nullable(), env: z.string().nullable() }),
+    process: dict(text(L.envValue), L.envVars, 'environment variables', text(L.envValue)),
+    confFiles: list(confFile, L.confFiles, 'NCCL conf files'),
+    home: z.object({ passwd: text(L.path).nullable(), env: text(L.path).nullable() }),
   }),
-  resolutions: z.record(
-    z.string(),
-    z.object({ addresses: z.array(z.object({ address: z.string(), family })), error: z.string().nullable() }),
+  resolutions: dict(
+    z.object({ addresses: list(z.object({ address: text(64), family }), L.resolvedAddresses, 'addresses of one name'), error: text().nullable() }),
+    L.resolutions,
+    'resolved names',
+    text(L.envValue),
   ),
   ncclLibrary: z.object({
-    candidates: z.array(z.object({ path: z.string(), version: z.string().nullable(), via: z.string() })),
-    searched: z.array(z.string()),
+    candidates: list(z.object({ path: text(L.path), version: text(64).nullable(), via: text(L.path) }), L.libraries, 'libnccl candidates'),
+    searched: list(text(L.path), L.libraries, 'directories searched'),
   }),
-  warnings: z.array(z.object({ source: z.string(), message: z.string() })),
+  warnings: list(z.object({ source: text(L.path), message: text(L.sysfsValue) }), L.warnings, 'probe warnings'),
   rdma: rdmaPart.optional(),
   kernel: kernelPart.optional(),
   pci: z
     .object({
       present: z.boolean(),
-      nics: z.array(pciFunction),
-      gpus: z.array(pciFunction),
+      nics: list(pciFunction, L.pciFunctions, 'PCI network functions'),
+      gpus: list(pciFunction, L.gpus, 'GPUs: NCCL_TOPO_MAX_NODES'),
       topology: z
         .object({
-          functions: z.array(topoFunction),
-          gpus: z.array(z.string()),
-          numaNodes: z.array(z.object({ id: z.number(), cpulist: z.string() })),
-          cpu: z.object({ arch: z.string().nullable(), vendor: z.string().nullable(), family: z.number().nullable(), model: z.number().nullable() }),
-          nvlink: z.object({ links: z.array(z.array(z.number())), source: z.string() }).nullable().optional(),
+          functions: list(topoFunction, L.pciFunctions, 'PCI functions'),
+          gpus: list(text(64), L.gpus, 'GPUs: NCCL_TOPO_MAX_NODES').refine(unique, { error: 'a GPU is listed twice' }),
+          numaNodes: list(z.object({ id: numaNode, cpulist }), L.numaNodes, 'NUMA nodes: CONFIG_NODES_SHIFT'),
+          cpu: z.object({ arch: text(64).nullable(), vendor: text(64).nullable(), family: int(0, 0xffff).nullable(), model: int(0, 0xffff).nullable() }),
+          nvlink: z.object({ links: list(list(int(0, 255), L.gpus, 'one row per GPU'), L.gpus, 'one row per GPU'), source: text(L.path) }).nullable().optional(),
           nvlinkStatus: z
-            .object({ gpus: z.array(z.object({ index: z.number(), name: z.string(), links: z.array(z.object({ link: z.number(), gbps: z.number().nullable() })) })), source: z.string() })
+            .object({
+              gpus: list(z.object({ index: int(0, L.gpus - 1), name: text(), links: list(z.object({ link: int(0, L.nvlinks - 1), gbps: z.number().min(0).max(1e10).nullable() }), L.nvlinks, 'NVLinks of one GPU') }), L.gpus, 'GPUs'),
+              source: text(L.path),
+            })
             .nullable()
             .optional(),
-          topoFiles: z.array(z.object({ path: z.string(), text: z.string().nullable(), error: z.string().nullable() })).optional(),
+          topoFiles: list(z.object({ path: text(L.path), text: text(L.file).nullable(), error: text().nullable() }), L.topoFiles, 'NCCL_TOPO_FILE candidates').optional(),
         })
         .optional(),
     })
@@ -268,12 +306,38 @@ export class SnapshotError extends UserError {
 
 function firstIssue(err: z.ZodError): string {
   const i = err.issues[0]!;
-  const where = i.path.length ? i.path.join('.') : '(top level)';
+  // A key is data (an interface name, a variable): shown cut, so the message stays one short line.
+  const where = i.path.length ? i.path.map((k) => (String(k).length > 64 ? `${String(k).slice(0, 61)}...` : String(k))).join('.') : '(top level)';
   return `${where}: ${i.message}`;
+}
+
+/** The longest array any field of a snapshot may hold (addresses, links, routes, …): see ./limits.ts. */
+const LONGEST_ARRAY = Math.max(SNAPSHOT_LIMITS.links, SNAPSHOT_LIMITS.addresses, SNAPSHOT_LIMITS.routes, SNAPSHOT_LIMITS.rules, SNAPSHOT_LIMITS.qdiscs, SNAPSHOT_LIMITS.envVars, SNAPSHOT_LIMITS.pciFunctions, SNAPSHOT_LIMITS.warnings);
+
+/**
+ * The first shape no snapshot has, before the schema walks the document: a
+ * value nested deeper than `max` (arrays and objects), or an array longer than
+ * any field allows. Walked with an explicit stack: a document 100,000 arrays
+ * deep is refused, not a stack overflow, and an array of 72,000 RDMA devices is
+ * refused before the schema checks each of them (the schema's own bound on a
+ * field's length is checked only after its entries).
+ */
+export function shapeProblem(data: unknown, max: number = SNAPSHOT_LIMITS.depth): string | null {
+  const stack: [unknown, number, string][] = [[data, 0, '']];
+  while (stack.length) {
+    const [v, depth, path] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return `${path || '(top level)'}: nested more than ${max} levels deep`;
+    if (Array.isArray(v) && v.length > LONGEST_ARRAY) return `${path || '(top level)'}: more than ${LONGEST_ARRAY} entries`;
+    for (const [k, x] of Object.entries(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1, path ? `${path}.${k}` : k]);
+  }
+  return null;
 }
 
 /** Validate parsed JSON as a snapshot; throws SnapshotError with a one-line problem. */
 export function validateSnapshot(data: unknown, file: string): NodeSnapshot {
+  const shape = shapeProblem(data);
+  if (shape !== null) throw new SnapshotError(file, `not a valid ncclx snapshot: ${shape}`);
   if (data && typeof data === 'object' && 'schemaVersion' in data && (data as { schemaVersion: unknown }).schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
     throw new SnapshotError(file, `schema version ${JSON.stringify((data as { schemaVersion: unknown }).schemaVersion)} is not supported (this ncclx reads version ${SNAPSHOT_SCHEMA_VERSION})`);
   }

@@ -429,7 +429,7 @@ function interCpuBw(cpu: GNode): number {
 function sortTree(node: GNode, up: GNode | null): void {
   if (up) {
     const i = node.links.findIndex((l) => l.rem === up);
-    if (i >= 0) node.links.push(...node.links.splice(i, 1));
+    if (i >= 0) node.links.push(node.links.splice(i, 1)[0]!);
   }
   for (const l of [...node.links]) if (l.type === LT.PCI && l.rem !== up) sortTree(l.rem, node);
 }

@@ -5,7 +5,8 @@
 
 import type { NvlinkStatusGpu } from '../snapshot/topo-types.js';
 
-export function parseTopoMatrix(text: string): number[][] | null {
+/** `maxGpus`: more GPU columns than any NCCL places is not a matrix to read (null). */
+export function parseTopoMatrix(text: string, maxGpus = Infinity): number[][] | null {
   const lines = text.split('\n').map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r$/, ''));
   // The header row starts with GPU0 (after leading blanks); GPU0's own row has X next.
   const headerAt = lines.findIndex((l) => {
@@ -15,17 +16,24 @@ export function parseTopoMatrix(text: string): number[][] | null {
   if (headerAt < 0) return null;
   const header = lines[headerAt]!.trim().split(/\s+/);
   const gpuCols = header.filter((h) => /^GPU\d+$/.test(h)).length;
-  if (gpuCols === 0) return null;
+  if (gpuCols === 0 || gpuCols > maxGpus) return null;
+  // Each GPU's row, the first one naming it after the header: one pass over the lines.
+  const rows = new Map<number, string[]>();
+  for (const l of lines.slice(headerAt + 1)) {
+    const cells = l.trim().split(/\s+/);
+    const m = /^GPU(\d{1,9})$/.exec(cells[0] ?? '');
+    if (m && !rows.has(Number(m[1]))) rows.set(Number(m[1]), cells);
+  }
   const links: number[][] = [];
   for (let i = 0; i < gpuCols; i++) {
-    const row = lines.slice(headerAt + 1).find((l) => new RegExp(`^GPU${i}\\s`).test(l.trim()));
-    if (!row) return null;
-    const cells = row.trim().split(/\s+/).slice(1, 1 + gpuCols);
-    if (cells.length < gpuCols) return null;
-    links.push(cells.map((c) => {
-      const m = /^NV(\d+)$/.exec(c);
-      return m ? Number(m[1]) : 0;
-    }));
+    const cells = rows.get(i)?.slice(1, 1 + gpuCols);
+    if (!cells || cells.length < gpuCols) return null;
+    links.push(
+      cells.map((c) => {
+        const m = /^NV(\d{1,3})$/.exec(c);
+        return m && Number(m[1]) <= 255 ? Number(m[1]) : 0;
+      }),
+    );
   }
   return links;
 }
@@ -36,17 +44,19 @@ export function parseTopoMatrix(text: string): number[][] | null {
  * `Link k: 26.562 GB/s` or `Link k: <inactive>` line per link (none for a
  * GPU without NVLink). null when no GPU line is found.
  */
-export function parseNvlinkStatus(text: string): NvlinkStatusGpu[] | null {
+export function parseNvlinkStatus(text: string, max: { gpus: number; links: number } = { gpus: Infinity, links: Infinity }): NvlinkStatusGpu[] | null {
   const gpus: NvlinkStatusGpu[] = [];
   for (const raw of text.split('\n')) {
     const l = raw.replace(/\x1b\[[0-9;]*m/g, '').trim();
-    const g = /^GPU (\d+): (.*?)(?: \(UUID: [^)]*\))?$/.exec(l);
+    // Numbers past what a node has (GPU indexes, link numbers, speeds) are no nvidia-smi output: such lines are passed over.
+    const g = /^GPU (\d{1,9}): (.*?)(?: \(UUID: [^)]*\))?$/.exec(l);
     if (g) {
-      gpus.push({ index: Number(g[1]), name: g[2]!, links: [] });
+      if (Number(g[1]) < max.gpus && gpus.length < max.gpus && g[2]!.length <= 4096) gpus.push({ index: Number(g[1]), name: g[2]!, links: [] });
       continue;
     }
-    const k = /^Link (\d+): (?:(\d+(?:\.\d+)?) GB\/s|<inactive>)/i.exec(l);
-    if (k && gpus.length) gpus.at(-1)!.links.push({ link: Number(k[1]), gbps: k[2] !== undefined ? Number(k[2]) : null });
+    const k = /^Link (\d{1,9}): (?:(\d{1,9}(?:\.\d{1,9})?) GB\/s|<inactive>)/i.exec(l);
+    const last = gpus.at(-1);
+    if (k && last && Number(k[1]) < max.links && last.links.length < max.links) last.links.push({ link: Number(k[1]), gbps: k[2] !== undefined ? Number(k[2]) : null });
   }
   return gpus.length ? gpus : null;
 }

@@ -7,6 +7,7 @@
 
 import { MAXCHANNELS, NT, PT, CPU_ARCH, CPU_VENDOR, type GLink, type GNode, type GPath, type GSystem } from './engine.js';
 import { getLocal, localNet, type PathEnv } from './engine-paths.js';
+import { minOf } from '../list.js';
 
 const f32 = Math.fround;
 
@@ -606,7 +607,7 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   const nets = sys.nodes[NT.NET]!;
   const ctx: Ctx = { sys, env, gpus, nets, netLists: new Map(), sorted: new Map(), netByDev: new Map(nets.map((n, i) => [n.net!.dev, i])) };
   const devs = sys.profile.devNodes ? sys.nodes[NT.DEV]! : gpus;
-  const ccMin = Math.min(...devs.map(smOf));
+  const ccMin = minOf(devs.map(smOf));
   const ngpus = gpus.length;
   const ndevs = devs.length;
   const p = graph.pattern;

@@ -533,7 +533,21 @@ export function pathMatrix(sys: TopoSystem): Path[][] {
 }
 
 /** ncclTopoGetLocal: the NETs with the best bandwidth, then the best path type, in index order. */
+// NCCL asks these for every GPU, every NET and every pair of GPUs; each row's
+// and column's answer is computed once per matrix (the answers are not
+// changed by callers), so the GPU → NET questions stay quadratic in the GPUs,
+// not cubic: a node is bounded at NCCL_TOPO_MAX_NODES (640) GPUs.
+const netsOfRow = new WeakMap<Path[], { nets: number[]; type: number; bw: number }>();
+const gpusOfNet = new WeakMap<Path[][], Map<number, number[]>>();
+const peersOfMask = new WeakMap<Path[][], Map<string, number[]>>();
+
 export function localNets(row: Path[]): { nets: number[]; type: number; bw: number } {
+  let hit = netsOfRow.get(row);
+  if (!hit) netsOfRow.set(row, (hit = bestOfRow(row)));
+  return hit;
+}
+
+function bestOfRow(row: Path[]): { nets: number[]; type: number; bw: number } {
   let maxBw = 0;
   let minType = PATH.DIS as number;
   let out: number[] = [];
@@ -550,8 +564,11 @@ export function localNets(row: Path[]): { nets: number[]; type: number; bw: numb
 
 /** The GPUs that are local to a NET (the reverse question NCCL asks for netsPerGpu). */
 export function localGpus(matrix: Path[][], net: number): number[] {
-  const col = matrix.map((row) => row[net]!);
-  return localNets(col).nets;
+  let byNet = gpusOfNet.get(matrix);
+  if (!byNet) gpusOfNet.set(matrix, (byNet = new Map()));
+  let hit = byNet.get(net);
+  if (!hit) byNet.set(net, (hit = bestOfRow(matrix.map((row) => row[net]!)).nets));
+  return hit;
 }
 
 export function mirrorBits(val: number, pow2: number): number {
@@ -590,7 +607,10 @@ export function localNetFor(matrix: Path[][], g: number, dev: number, channel = 
   if (rule === 'mask') {
     // GPUs whose local NETs are the same set, in index order; this GPU's place among them.
     const key = nets.join(',');
-    const peers = matrix.map((_, i) => localNets(matrix[i]!).nets.join(',')).map((k, i) => (k === key ? i : -1)).filter((i) => i >= 0);
+    let byKey = peersOfMask.get(matrix);
+    if (!byKey) peersOfMask.set(matrix, (byKey = new Map()));
+    let peers = byKey.get(key);
+    if (!peers) byKey.set(key, (peers = matrix.map((_, i) => localNets(matrix[i]!).nets.join(',')).map((k, i) => (k === key ? i : -1)).filter((i) => i >= 0)));
     const place = peers.indexOf(g);
     // The set bits of the mask, cycled: bit k goes to GPU place k % peers, channel ⌊k / peers⌋.
     return nets[(place + channel * peers.length) % nets.length]!;

@@ -7,6 +7,7 @@
 
 import type { TopoPart } from '../snapshot/topo-types.js';
 import type { TopoSystem } from './system.js';
+import { maxOf } from '../list.js';
 
 /** NCCL's XML reader has no entities: a value holding one of these cannot be written. */
 const UNSAFE = /["<>&\n\r]/;
@@ -24,7 +25,7 @@ export function cpumapOf(cpulist: string, minWords = 1): string | null {
   }
   if (!cpus.length) return null;
   // The kernel prints nr_cpu_ids bits for every node: the same number of words everywhere.
-  const words = new Array<number>(Math.max(minWords, Math.floor(Math.max(...cpus) / 32) + 1)).fill(0);
+  const words = new Array<number>(Math.max(minWords, Math.floor(maxOf(cpus) / 32) + 1)).fill(0);
   for (const c of cpus) words[Math.floor(c / 32)]! |= 1 << (c % 32);
   return words
     .reverse()
@@ -96,7 +97,7 @@ export function topoXml(topo: TopoPart, sys: TopoSystem): TopoXml {
     }
     out.push(`${pad}</pci>`);
   };
-  const lastCpu = Math.max(0, ...topo.numaNodes.map((n) => Math.max(...(n.cpulist.match(/\d+/g) ?? ['0']).map(Number))));
+  const lastCpu = Math.max(0, maxOf(topo.numaNodes.map((n) => maxOf((n.cpulist.match(/\d+/g) ?? ['0']).map(Number)))));
   const words = Math.floor(lastCpu / 32) + 1;
   const cpuKeys = [...new Set([...sys.parents.values()].filter((p) => p.startsWith('CPU ')))].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
   for (const cpuKey of cpuKeys) {

@@ -12,6 +12,7 @@ import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { hband, hstep, width as textWidth } from '../text.js';
 import { Fill, HLine, Line, position, Title } from '../ui.js';
 import { visible } from '../../report/display.js';
+import { maxOf } from '../../model/list.js';
 
 const FILE_NAME: Record<EnvFormat, string> = {
   bash: 'nccl-env.sh',
@@ -49,7 +50,7 @@ export function EnvView({ run, height, width, active, writeFile }: EnvProps) {
   // envPlan builds the IB model again: once per format and --debug, not per keystroke.
   const out = useMemo(() => envText(run, format, debug), [run, format, debug]);
   const lines = (out.error ? [`cannot write ${format}: ${out.error}`] : out.body.replace(/\n$/, '').split('\n')).concat(out.summary.map((s) => `# ${s}`)).map((l) => visible(l));
-  const band = hband(Math.max(0, ...lines.map(textWidth)), width);
+  const band = hband(Math.max(0, maxOf(lines.map(textWidth))), width);
 
   useKeys((input, key) => {
     if (naming !== null) {

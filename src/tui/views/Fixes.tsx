@@ -13,6 +13,7 @@ import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { commandRows, hstep, type BlockItem } from '../text.js';
 import { clamp, Fill, HLine, Line, moveIndex, position, seg, Title, windowStart, wrap } from '../ui.js';
 import { visible } from '../../report/display.js';
+import { append } from '../../model/list.js';
 
 type Phase = 'list' | 'preview' | 'confirm' | 'applying' | 'done' | 'confirm-rollback' | 'rolling-back';
 
@@ -40,7 +41,7 @@ export function previewItems(api: FixApi, fixes: Fix[]): BlockItem[] {
     out.push({ text: `# ${f.id}: ${f.title}` });
     for (const op of f.ops)
       for (const cmd of api.commandsFor(op)) {
-        if (cmd.includes('\n')) out.push(...cmd.split('\n').map((text) => ({ text, raw: true })));
+        if (cmd.includes('\n')) append(out, cmd.split('\n').map((text) => ({ text, raw: true })));
         else out.push({ text: cmd });
       }
   }
@@ -231,7 +232,7 @@ export function FixesView({ api, unavailable, run, source, height, width, active
     if (st.phase === 'applying') tail.push('Applying… (keys are ignored until it finishes)');
     if (st.phase === 'rolling-back') tail.push('Rolling back…');
     if (st.phase === 'done' && st.outcome) tail.push(outcomeText(st.outcome, 'apply'));
-    if (st.message) tail.push(...st.message);
+    if (st.message) append(tail, st.message);
     if (st.phase === 'done' && rollbackOffered(st.outcome, st.journal)) tail.push(st.outcome!.status === 'applied' ? `r: undo these changes from ${st.journal}` : `r: retry the rollback from ${st.journal}`);
     if (st.phase === 'done') tail.push('Enter: back to the list (re-run ncclx doctor to see the node as it is now)');
     const tailLines = tail.flatMap((t) => wrap(t, width));

@@ -10,6 +10,7 @@ import { renderTopo } from '../../report/topo-text.js';
 import { useColor, useKeys, usePersisted } from '../screen.js';
 import { hband, hstep, width as textWidth } from '../text.js';
 import { Fill, HLine, Line, moveIndex, position, Title } from '../ui.js';
+import { maxOf } from '../../model/list.js';
 
 export function TopoView({ report, height, width, active, banner }: { report: TopoReport; height: number; width: number; active: boolean; banner: string | null }) {
   const c = useColor();
@@ -17,7 +18,7 @@ export function TopoView({ report, height, width, active, banner }: { report: To
   const [hoff, setHoff] = usePersisted('topo.hoff', 0);
   // The command's own text, without its title lines (the header shows the node).
   const lines = useMemo(() => renderTopo(report, makeStyle(false), false).replace(/\n+$/, '').split('\n').slice(2).map((l) => visible(l)), [report]);
-  const band = hband(Math.max(0, ...lines.map(textWidth)), width);
+  const band = hband(Math.max(0, maxOf(lines.map(textWidth))), width);
   const body = Math.max(1, height - 1 - (banner ? 1 : 0));
   const start = Math.max(0, Math.min(scroll, lines.length - body));
   useKeys((input, key) => {

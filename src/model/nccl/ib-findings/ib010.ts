@@ -1,4 +1,5 @@
 // IB-010: rails that differ: InfiniBand or RoCE rails at different rates, RoCE rails with different MTUs.
+import { maxOf } from '../../list.js';
 import { run } from '../../result/build.js';
 import type { Remediation } from '../../result/types.js';
 import type { Finding } from '../socket-findings.js';
@@ -32,7 +33,7 @@ export function ib010(v: IbView): Finding[] {
   }
   const roce = roceRails(v);
   if (new Set(roce.map((r) => r.port.roceMtu)).size > 1) {
-    const max = Math.max(...roce.map((r) => r.port.mtu ?? 0));
+    const max = maxOf(roce.map((r) => r.port.mtu ?? 0));
     const low = roce.filter((r) => (r.port.mtu ?? 0) < max);
     const byMtu = new Map<string, PortRef[]>();
     for (const r of roce) byMtu.set(`netdev MTU ${r.port.mtu} → RoCE ${r.port.roceMtu}`, [...(byMtu.get(`netdev MTU ${r.port.mtu} → RoCE ${r.port.roceMtu}`) ?? []), r]);
