@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { UserError } from '../model/errors.js';
 import { logExitCode } from '../model/log/analyze.js';
 import { collectLogs } from '../probe/log-parallel.js';
+import { logScanner } from '../probe/log-scan.js';
 import { terminalText } from '../report/display.js';
 import { logJson, renderLog } from '../report/log-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
@@ -40,7 +41,9 @@ export function registerLogCommand(program: Command): void {
       if (files.filter((f) => f === '-').length > 1) throw new UserError("standard input ('-') can be read once");
       // Usage is settled before the log is read (a large log takes seconds).
       if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
-      const { collector, inputs } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
+      const { collector, inputs, parts } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
+      // How it was read, for a bug report (and the single executable's tests: its worker threads ran).
+      if (process.env['NCCLX_DEBUG']) process.stderr.write(`ncclx log: ${parts ? `read in ${parts} parts side by side (${parts - 1} worker thread${parts === 2 ? "" : "s"})` : 'read in one pass'}, WebAssembly scanner ${logScanner() ? 'on' : 'off'}\n`);
       const analysis = collector.result();
       if (analysis.input.ncclLines === 0) {
         const what = inputs.length === 1 ? (inputs[0]!.name === '-' ? 'standard input' : inputs[0]!.name) : `${inputs.length} files`;
