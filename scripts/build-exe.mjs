@@ -9,7 +9,8 @@
 // them is injected into a copy of this Node binary with postject. Nothing is
 // downloaded: the Node inside is the one running this script, so build with
 // the Node release you mean to ship (≥ 20.12, an official build: it is linked
-// statically against everything but the C and C++ runtimes).
+// statically against everything but the C and C++ runtimes; Node 20's needs
+// glibc ≥ 2.28).
 //
 //   node scripts/build-exe.mjs [--out DIR]      (default: release/)
 import { build, formatMessages } from 'esbuild';
@@ -47,7 +48,9 @@ function checkNode() {
   const [major, minor] = process.versions.node.split('.').map(Number);
   // Assets in the single executable (the worker scripts) arrived in Node 20.12.
   if (major < 20 || (major === 20 && minor < 12)) fail(`Node ${process.versions.node} cannot carry assets in a single executable: build with Node ≥ 20.12`);
-  if (process.config.variables.node_shared) fail(`${process.execPath} is linked against a shared libnode: the executable would not stand on its own; build with an official Node binary`);
+  // A distribution's Node often links libnode, OpenSSL, libuv, ICU … as shared libraries a GPU node may lack.
+  const shared = Object.entries(process.config.variables).filter(([k, v]) => k.startsWith('node_shared') && v === true).map(([k]) => k.replace('node_shared_', '').replace('node_shared', 'libnode'));
+  if (shared.length) fail(`${process.execPath} uses shared ${shared.join(', ')}: the executable would not stand on its own; build with an official Node binary`);
   if (!readFileSync(process.execPath).includes(SENTINEL)) fail(`${process.execPath} has no single-executable fuse (${SENTINEL}): build with an official Node binary`);
 }
 
