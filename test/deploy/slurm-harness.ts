@@ -4,7 +4,7 @@
 // installed or the user is not root, never under CI=true (.ci/run installs it).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -34,7 +34,23 @@ export interface Slurm {
   nodeInfo(): string;
   /** `scontrol show job ID -o`. */
   jobInfo(id: string): string;
-  stop(): Promise<void>;
+  /** Stops the daemons, then waits for what they started (hooks, their doctors) and whatever else runs from `paths`. */
+  stop(paths?: string[]): Promise<void>;
+}
+
+/** Processes whose command line names one of the paths. */
+function processesUsing(paths: string[]): number[] {
+  const pids: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p) || Number(p) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      if (paths.some((x) => cmd.includes(x))) pids.push(Number(p));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
 }
 
 export async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
@@ -116,10 +132,15 @@ export async function startSlurm(extra: string[] = [], beforeStart?: (paths: { d
     run,
     nodeInfo,
     jobInfo: (id) => run(['scontrol', 'show', 'job', id, '-o']).out,
-    async stop() {
+    async stop(paths = []) {
       for (const p of [...daemons].reverse()) p.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 500));
       for (const p of daemons) if (p.exitCode === null) p.kill('SIGKILL');
+      // Hooks slurmd started outlive it; the temporary directories go only once they are done.
+      const ours = [dir, ...paths];
+      await until('the hooks slurmd started to finish', () => processesUsing(ours).length === 0, 15_000).catch(() => {
+        for (const pid of processesUsing(ours)) process.kill(pid, 'SIGKILL');
+      });
     },
   };
 }

@@ -5,7 +5,7 @@
 // behind a wrapper that also records the environment it was started with and
 // can play a broken, hanging or missing ncclx.
 
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,14 @@ async function healthChecks(n: number) {
   const runs = readFileSync(join(t, 'hc-runs'), 'utf8').length;
   await until(`${n} health checks`, () => readFileSync(join(t, 'hc-runs'), 'utf8').length >= runs + n, 90_000);
 }
+/** Waits for the node to get somewhere; on a timeout, says where it is and what the hooks and slurmd logged. */
+async function untilNode(what: string, ok: () => boolean) {
+  await until(what, ok, 120_000).catch((e: Error) => {
+    const tail = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').slice(-8).join('\n') : '(none)');
+    throw new Error(`${e.message}\nnode: ${slurm.nodeInfo()}\nhealth check log:\n${tail(join(t, 'logs-hc/hooks.log'))}\nslurmd log:\n${tail(slurm.slurmdLog)}`);
+  });
+}
+
 function resumeByHand() {
   if (/DRAIN/.test(slurm.nodeInfo())) slurm.run(['scontrol', 'update', `NodeName=${slurm.node}`, 'State=RESUME']);
 }
@@ -92,14 +100,14 @@ function resumeByHand() {
       const r = spawnSync('bash', [join(SLURM_DIR, 'install.sh'), '--ncclx', ncclx, '--on-failure', 'run', '--dest', join(t, dest), '--log-dir', join(t, `logs-${dest}`), '--slurm-conf', slurmConf, '--slurmd-log', slurmdLog], { encoding: 'utf8', env: { PATH } });
       expect(r.status, r.stderr).toBe(0);
     };
-    slurm = await startSlurm([`Prolog=${join(t, 'job/prolog')}`, `Epilog=${join(t, 'job/epilog')}`, `HealthCheckProgram=${join(t, 'hc/healthcheck')}`, 'HealthCheckInterval=2'], (p) => {
+    slurm = await startSlurm([`Prolog=${join(t, 'job/prolog')}`, `Epilog=${join(t, 'job/epilog')}`, `HealthCheckProgram=${join(t, 'hc/healthcheck')}`, 'HealthCheckInterval=3'], (p) => {
       early('job', join(bin(), 'ncclx-job'), p.slurmConf, p.slurmdLog);
       early('hc', join(bin(), 'ncclx-hc'), p.slurmConf, p.slurmdLog);
     });
   }, 120_000);
 
   afterAll(async () => {
-    await slurm?.stop();
+    await slurm?.stop([t]);
   });
 
   // Every test starts from an idle node, no jobs, a healthy doctor for the job hooks and an
@@ -130,6 +138,8 @@ function resumeByHand() {
     mode('epilog_slurmd', 'healthy');
     const job = submit(true);
     expect(job.code).toBe(0);
+    // sbatch --wait returns as the job completes; the epilog may run a moment later.
+    await until('the epilog to run', () => existsSync(join(t, 'env-epilog_slurmd')));
     for (const ctx of ['prolog_slurmd', 'epilog_slurmd']) {
       const env = recordedEnv(ctx);
       expect(env['PATH'], ctx).toBe(HOOK_PATH); // the hook's own; slurmd gave none
@@ -155,8 +165,8 @@ function resumeByHand() {
     slurm.run(['scancel', job.id]);
     // The health check resumes the drain the prolog made (its reason starts "ncclx ") once the doctor is clean.
     mode('healthcheck', 'healthy');
-    await until('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()), 90_000);
-    expect(readFileSync(join(t, 'logs-hc/hooks.log'), 'utf8')).toMatch(/resumed: its ncclx drain \(ncclx ARP-002/);
+    await untilNode('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()));
+    await until('the health check to log it', () => /resumed: its ncclx drain \(ncclx ARP-002/.test(readFileSync(join(t, 'logs-hc/hooks.log'), 'utf8')));
   });
 
   it('the health check never resumes a drain that is not its own: an operator\'s, or Slurm\'s "Prolog error"', async () => {
@@ -174,11 +184,11 @@ function resumeByHand() {
 
   it('the health check drains on doctor errors (its own reason; exit 1, so slurmd logs it) and resumes when cured', async () => {
     mode('healthcheck', 'errors');
-    await until('the health check to drain the node', () => ARP_REASON.test(slurm.nodeInfo()), 90_000);
+    await untilNode('the health check to drain the node', () => ARP_REASON.test(slurm.nodeInfo()));
     const logged = new RegExp(`error: health_check failed: rc:1 output:ncclx healthcheck on ${slurm.node}: doctor found errors: ARP-002`);
     await until('slurmd to log the health check\'s output', () => logged.test(slurmdLog()));
     mode('healthcheck', 'healthy');
-    await until('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()), 90_000);
+    await untilNode('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()));
   });
 
   it('policy run, ncclx missing: the job runs, and slurmd\'s log says ncclx could not run', async () => {
@@ -211,7 +221,7 @@ function resumeByHand() {
     }
     slurm.run(['scancel', job.id]);
     mode('healthcheck', 'healthy');
-    await until('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()), 90_000);
+    await untilNode('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()));
   });
 
   it('a doctor that hangs is stopped at the install timeout and handled as one that could not run', async () => {
@@ -232,6 +242,6 @@ function resumeByHand() {
     expect(slurm.nodeInfo()).toMatch(ARP_REASON);
     expect(slurmdLog()).toMatch(new RegExp(`epilog failed: rc:1 output:ncclx epilog \\(job ${job.id}\\) on ${slurm.node}: doctor found errors: ARP-002`));
     mode('healthcheck', 'healthy');
-    await until('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()), 90_000);
+    await untilNode('the health check to resume the node', () => !/DRAIN/.test(slurm.nodeInfo()));
   });
 });

@@ -2,7 +2,7 @@
 // and each hook's decisions with a fake scontrol (a node line from a file,
 // every call recorded) and a fake ncclx. The same hooks under a real slurmd:
 // slurm-hooks.full.test.ts.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -143,6 +143,21 @@ describe('the hooks', () => {
     const hc = setup({ code: 2, policy: 'run', nodeLine: OWN_DRAIN })('healthcheck');
     expect(hc).toMatchObject({ code: 1, calls: '', slurmdLog: '' });
     expect(hc.err).toMatch(/ncclx could not run: exit 2: .*; policy run: node left as it is/);
+  });
+
+  it('one health check at a time: while another holds the lock, a health check does nothing (slurmd starts one per interval, finished or not)', async () => {
+    const hook = setup({ code: 1, report: report([ARP]) });
+    const lock = join(t, String(n - 1), 'logs/healthcheck.lock');
+    mkdirSync(join(t, String(n - 1), 'logs'), { recursive: true });
+    // Another health check: holds the lock for 2 s, then lets it go.
+    const holder = spawn('flock', [lock, 'sleep', '2'], { stdio: 'ignore' });
+    const gone = new Promise((r) => holder.once('exit', r));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hook('healthcheck')).toMatchObject({ code: 0, calls: '' });
+    expect(readFileSync(join(t, String(n - 1), 'logs/hooks.log'), 'utf8')).toMatch(/the previous health check still runs: this one does nothing/);
+    // Control: with the lock free, the same health check drains.
+    await gone;
+    expect(hook('healthcheck')).toMatchObject({ code: 1, calls: expect.stringContaining('State=DRAIN') });
   });
 
   it('policy drain, ncclx missing or printing no report: drain with "ncclx could not run: …", fail the hook', () => {

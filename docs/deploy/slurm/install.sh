@@ -12,7 +12,8 @@
 #                         drain (drain the node, fail the hook) or run (log, let jobs run)
 #   --dest DIR            where the hooks go (default /etc/slurm/ncclx)
 #   --log-dir DIR         reports and the hooks' log (default /var/log/ncclx)
-#   --timeout SECONDS     how long the doctor may take (default 120)
+#   --timeout SECONDS     how long the doctor may take (default 120; the health check
+#                         stops it at 45 at most: slurmd kills a health check at 60)
 #   --slurmd-log FILE     slurmd's log file, where errors are also written when a hook
 #                         exits 0 (default: SlurmdLogFile from `scontrol show config`;
 #                         '' for none: slurmd logging to syslog, where logger writes too)

@@ -63,6 +63,20 @@ if [ -z "$HOOK" ] || [ -z "$NCCLX" ] || [ -z "$SCONTROL" ]; then
 fi
 mkdir -p -- "$LOG_DIR" 2>/dev/null
 
+if [ "$HOOK" = healthcheck ]; then
+  # slurmd kills a HealthCheckProgram after 60 s, silently for the node
+  # ("health_check poll timeout @ 60000 msec"): stop the doctor before that,
+  # so the answer is "timed out", logged and handled by the policy.
+  [ "$TIMEOUT" -gt 45 ] && TIMEOUT=45
+  # slurmd starts a health check at every interval even when the last one
+  # still runs; one at a time is enough (and piling them up slows them all).
+  exec 9>>"$LOG_DIR/healthcheck.lock"
+  if command -v flock >/dev/null 2>&1 && ! flock -n 9; then
+    log_info "the previous health check still runs: this one does nothing"
+    exit 0
+  fi
+fi
+
 # The node's line from scontrol: "… State=IDLE+DRAIN … Reason=ncclx ARP-002: … [root@…]".
 node_line() { "$SCONTROL" show node "$node" -o 2>/dev/null; }
 drained() { [[ "$1" =~ (^|\ )State=[^\ ]*DRAIN ]]; }
