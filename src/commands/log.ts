@@ -43,7 +43,7 @@ export function registerLogCommand(program: Command): void {
       if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
       const { collector, inputs, parts } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
       // How it was read, for a bug report (and the single executable's tests: its worker threads ran).
-      if (process.env['NCCLX_DEBUG']) process.stderr.write(`ncclx log: ${parts ? `read in ${parts} parts side by side (${parts - 1} worker thread${parts === 2 ? "" : "s"})` : 'read in one pass'}, WebAssembly scanner ${logScanner() ? 'on' : 'off'}\n`);
+      if (process.env['NCCLX_DEBUG']) process.stderr.write(`ncclx log: ${parts ? `read in ${parts} parts side by side (${parts - 1} worker thread${parts === 2 ? '' : 's'})` : 'read in one pass'}, WebAssembly scanner ${logScanner() ? 'on' : 'off'}\n`);
       const analysis = collector.result();
       if (analysis.input.ncclLines === 0) {
         const what = inputs.length === 1 ? (inputs[0]!.name === '-' ? 'standard input' : inputs[0]!.name) : `${inputs.length} files`;
