@@ -76,12 +76,12 @@ describe('install.sh', () => {
     expect(run('--ncclx', fine, '--on-failure', 'run').status).toBe(0);
   });
 
-  it('writes three hooks: the template with its settings filled in, every value quoted for bash', () => {
+  it('writes three hooks: the template with its settings filled in, every value quoted for bash (backslashes and newlines too)', () => {
     const dir = join(t, 'quoted');
-    mkdirSync(join(dir, "odd $(touch pwned) 'dir"), { recursive: true });
-    const ncclx = script(join(dir, "odd $(touch pwned) 'dir", 'ncclx'), `[ "$1" = --version ] && { echo 0.1.0; exit 0; }\nprintf '%s\\n' "$@" > '${dir}/args'\nexit 0`);
+    mkdirSync(join(dir, "odd $(touch pwned) 'dir\\x"), { recursive: true });
+    const ncclx = script(join(dir, "odd $(touch pwned) 'dir\\x", 'ncclx'), `[ "$1" = --version ] && { echo 0.1.0; exit 0; }\nprintf '%s\\n' "$@" > '${dir}/args'\nexit 0`);
     writeFileSync(join(dir, 'node-line'), 'NodeName=gpu7 State=IDLE Reason=(null)');
-    expect(install(dir, ncclx, 'run', ['--', '--nccl-version', '2.28.3', 'a b;$(id)']).status).toBe(0);
+    expect(install(dir, ncclx, 'run', ['--', '--nccl-version', '2.28.3', 'a b;$(id)', 'back\\slash\nnew line']).status).toBe(0);
     const template = readFileSync(join(SLURM_DIR, 'ncclx-hook.sh'), 'utf8');
     const settings = /# ---- settings: written by install.sh ----\n[\s\S]*?# ---- end of settings ----\n/;
     for (const h of ['prolog', 'epilog', 'healthcheck']) {
@@ -91,7 +91,7 @@ describe('install.sh', () => {
     }
     const r = spawnSync(join(dir, 'hooks/prolog'), [], { env: { SLURMD_NODENAME: 'gpu7' }, cwd: dir, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'args'), 'utf8')).toBe('doctor\n--json\n--nccl-version\n2.28.3\na b;$(id)\n');
+    expect(readFileSync(join(dir, 'args'), 'utf8')).toBe('doctor\n--json\n--nccl-version\n2.28.3\na b;$(id)\nback\\slash\nnew line\n');
     expect(existsSync(join(dir, 'pwned'))).toBe(false);
   });
 

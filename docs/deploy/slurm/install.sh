@@ -90,9 +90,11 @@ settings() {
 mkdir -p -- "$dest" "$log_dir"
 for hook in prolog epilog healthcheck; do
   tmp="$dest/.$hook.$$"
-  # The template with its settings block replaced; the rest byte for byte.
-  awk -v block="$(settings "$hook")" '
-    /^# ---- settings: written by install.sh ----$/ { print; print block; skip = 1; next }
+  # The template with its settings block replaced; the rest byte for byte. The block
+  # goes through the environment: awk -v would turn the \\ and \n of bash's quoting
+  # into other characters.
+  NCCLX_SETTINGS="$(settings "$hook")" awk '
+    /^# ---- settings: written by install.sh ----$/ { print; print ENVIRON["NCCLX_SETTINGS"]; skip = 1; next }
     /^# ---- end of settings ----$/ { skip = 0 }
     !skip' "$template" > "$tmp"
   bash -n "$tmp" || { rm -f -- "$tmp"; die "the $hook hook does not parse (a bug: please report it)"; }
