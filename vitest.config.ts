@@ -18,8 +18,9 @@ export default defineConfig({
     // spent in child processes (the CLI, ip, tmux), so one worker per core
     // keeps both cores busy; vitest's default (cores - 1) would use one here.
     maxWorkers: Math.max(2, availableParallelism()),
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // The long runs build a package, an executable and an image, or start Slurm's daemons.
+    testTimeout: FULL ? 300_000 : 60_000,
+    hookTimeout: FULL ? 600_000 : 120_000,
     reporters: ['default'],
   },
 });

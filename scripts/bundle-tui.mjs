@@ -10,6 +10,7 @@
 import { build } from 'esbuild';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inkWithoutDevtools } from './esbuild-plugins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tui = join(root, 'dist', 'tui');
@@ -29,16 +30,6 @@ const projectExternal = {
   },
 };
 
-// Ink connects to React Devtools when DEV=true, via a dynamic import of its
-// devtools.js, which imports react-devtools-core (not installed). Not in ncclx.
-const noDevtools = {
-  name: 'ink-without-devtools',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) => (args.importer.includes(`${sep}ink${sep}`) ? { path: 'ink-devtools', namespace: 'empty' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {};', loader: 'js' }));
-  },
-};
-
 const result = await build({
   entryPoints: [entry],
   outfile: entry,
@@ -50,7 +41,7 @@ const result = await build({
   define: { 'process.env.NODE_ENV': '"production"' },
   // CommonJS inside the bundle (React) calls require() for Node built-ins.
   banner: { js: "import { createRequire as __ncclxCreateRequire } from 'node:module';\nconst require = __ncclxCreateRequire(import.meta.url);" },
-  plugins: [noDevtools, projectExternal],
+  plugins: [inkWithoutDevtools, projectExternal],
   logLevel: 'warning',
   legalComments: 'none',
   metafile: true,

@@ -16,6 +16,14 @@ import { registerSnapshotCommand } from './commands/snapshot.js';
 import { UserError } from './model/errors.js';
 import { visible } from './report/display.js';
 import { toolVersion } from './probe/index.js';
+import { SYSTEM_PATH } from './probe/runner.js';
+
+// Slurm runs a Prolog or HealthCheckProgram with no PATH, and `env -i` gives
+// none: the commands ncclx reads the node with (ip, tc, nft, iptables-save,
+// ldconfig) would then not be found, and the doctor would call them missing.
+// Without a PATH, ncclx searches where root's shell would. A PATH that is set
+// is never changed.
+if (!process.env['PATH']) process.env['PATH'] = SYSTEM_PATH;
 
 export function buildProgram(): Command {
   const program = new Command();

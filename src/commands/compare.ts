@@ -58,7 +58,7 @@ async function compare(args: string[], opts: CompareCommandOptions): Promise<voi
   // A bad version is a usage error (VersionError, exit 2) before any file is read.
   if (opts.ncclVersion !== undefined) parseVersion(opts.ncclVersion);
   // Host names in --comm-id / --master-addr: resolved here, used where a node did not capture its own answer.
-  const { hostsToResolve, resolveHosts } = await import('../probe/index.js');
+  const [{ hostsToResolve, resolveHosts }, { currentBundle }] = await Promise.all([import('../probe/index.js'), import('../probe/bundle.js')]);
   const hosts = hostsToResolve([opts.commId, opts.masterAddr]);
   const resolutions = hosts.length ? await resolveHosts(hosts) : undefined;
   const report = await runCompare(args, {
@@ -70,6 +70,7 @@ async function compare(args: string[], opts: CompareCommandOptions): Promise<voi
     topology: opts.topology,
     maxBytes: int('--max-bytes', opts.maxBytes, 1)!,
     jobs: int('--jobs', opts.jobs, 1),
+    workerSource: currentBundle()?.workers.compare,
   });
   const format = opts.json ? 'json' : opts.format;
   process.stdout.write(format === 'json' ? JSON.stringify(compareJson(report), null, 2) + '\n' : terminalText(renderCompareText(report, makeStyle(wantColor(opts.color)), !!opts.verbose)));

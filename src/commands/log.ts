@@ -38,8 +38,10 @@ export function registerLogCommand(program: Command): void {
       // Usage is settled before the log is read (a large log takes seconds).
       if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
       // The reader, the collector and its renderer load here, not with the CLI: every other command's start-up skips them.
-      const [{ logExitCode }, { collectLogs }, { logJson, renderLog }] = await Promise.all([import('../model/log/analyze.js'), import('../probe/log-parallel.js'), import('../report/log-text.js')]);
-      const { collector, inputs } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
+      const [{ logExitCode }, { collectLogs }, { logJson, renderLog }, { logScanner }] = await Promise.all([import('../model/log/analyze.js'), import('../probe/log-parallel.js'), import('../report/log-text.js'), import('../probe/log-scan.js')]);
+      const { collector, inputs, parts } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
+      // How it was read, for a bug report (and the single executable's tests: its worker threads ran).
+      if (process.env['NCCLX_DEBUG']) process.stderr.write(`ncclx log: ${parts ? `read in ${parts} parts side by side (${parts - 1} worker thread${parts === 2 ? '' : 's'})` : 'read in one pass'}, WebAssembly scanner ${logScanner() ? 'on' : 'off'}\n`);
       const analysis = collector.result();
       if (analysis.input.ncclLines === 0) {
         const what = inputs.length === 1 ? (inputs[0]!.name === '-' ? 'standard input' : inputs[0]!.name) : `${inputs.length} files`;

@@ -11,6 +11,8 @@ export interface PoolOptions {
   maxBytes: number;
   /** Worker threads; 1 reads in this thread. Default: one per core. */
   jobs?: number;
+  /** The worker's source when there is no worker.js beside this module (the single executable: src/probe/bundle.ts). */
+  workerSource?: (() => string) | undefined;
 }
 
 const BATCH = 32;
@@ -25,16 +27,18 @@ const MIN_FILES_PER_WORKER = 48;
 
 export async function extractAll(files: string[], o: FactsOptions, p: PoolOptions): Promise<Extracted[]> {
   const jobs = Math.max(1, Math.min(p.jobs ?? availableParallelism(), Math.floor(files.length / MIN_FILES_PER_WORKER)));
+  // NCCLX_COMPARE_TIMING=1 (src/compare/run.ts) also says how many threads read.
+  if (process.env['NCCLX_COMPARE_TIMING'] === '1') process.stderr.write(`compare timing: ${jobs <= 1 ? 'reading in this thread' : `reading on ${jobs} worker threads`}\n`);
   if (jobs <= 1) return files.map((f) => extractFile(f, p.maxBytes, o));
 
   const results: Extracted[] = new Array(files.length);
   let next = 0;
   const workerData = toWire(o, p.maxBytes);
-  const url = new URL('./worker.js', import.meta.url);
+  const script = p.workerSource?.() ?? new URL('./worker.js', import.meta.url);
   await Promise.all(
     Array.from({ length: jobs }, () =>
       new Promise<void>((resolve, reject) => {
-        const w = new Worker(url, { workerData, ...(YOUNG_GENERATION_MB > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } } : {}) });
+        const w = new Worker(script, { eval: typeof script === 'string', workerData, ...(YOUNG_GENERATION_MB > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } } : {}) });
         const feed = () => {
           if (next >= files.length) {
             void w.terminate().then(() => resolve(), reject);

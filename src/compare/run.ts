@@ -14,6 +14,8 @@ export interface CompareOptions extends FactsOptions {
   jobs?: number;
   topology?: TopologyChoice;
   perNodeLimit?: number;
+  /** The worker threads' source, where it is not a file beside the modules (src/compare/pool.ts). */
+  workerSource?: (() => string) | undefined;
 }
 
 /** NCCLX_COMPARE_TIMING=1 prints where the time went to standard error (npm run bench uses it). */
@@ -28,7 +30,9 @@ export async function runCompare(args: string[], o: CompareOptions): Promise<Com
   let t = process.hrtime.bigint();
   const { files, skipped } = expandInputs(args);
   t = phase(`list ${files.length} files`, t);
-  const results = await extractAll(files, o, { maxBytes: o.maxBytes, jobs: o.jobs });
+  // The worker's source is a function: it stays in this thread, never sent with the options.
+  const { workerSource, ...options } = o;
+  const results = await extractAll(files, options, { maxBytes: o.maxBytes, jobs: o.jobs, workerSource });
   t = phase('read and reduce', t);
   const facts: NodeFacts[] = [];
   const bad: SkippedInput[] = [...skipped];

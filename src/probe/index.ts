@@ -5,6 +5,7 @@ import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { isCanonicalIPv4 } from '../model/linux/ip.js';
 import { SNAPSHOT_SCHEMA_VERSION, type HostResolution, type NodeSnapshot, type ProbeWarning } from '../model/snapshot/types.js';
+import { currentBundle } from './bundle.js';
 import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';
@@ -45,6 +46,8 @@ export interface ProbeOptions {
 }
 
 export function toolVersion(): string {
+  const bundled = currentBundle();
+  if (bundled) return bundled.version;
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     return pkg.version;

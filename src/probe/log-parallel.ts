@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { LogCollector, type CollectorPart } from '../model/log/analyze.js';
+import { currentBundle } from './bundle.js';
 import { binary, expand, isGzip, logTarget, readFiles, readRange, SNIFF, type LogInput } from './log-read.js';
 
 /** Below this many bytes, starting workers costs more than it saves. */
@@ -128,9 +129,18 @@ export async function readPart(segments: Segment[]): Promise<WorkerReply> {
   }
 }
 
-function runWorker(script: URL, segments: Segment[]): Promise<WorkerReply> {
+/** The worker's script: the built module beside this one, or the source the single executable carries; null when neither is there. */
+function workerScript(): { script: URL | string; eval: boolean } | null {
+  const bundled = currentBundle();
+  if (bundled) return { script: bundled.workers.log(), eval: true };
+  // Run from the TypeScript sources (tests), there is no built module.
+  const file = new URL('./log-worker.js', import.meta.url);
+  return existsSync(fileURLToPath(file)) ? { script: file, eval: false } : null;
+}
+
+function runWorker(worker: { script: URL | string; eval: boolean }, segments: Segment[]): Promise<WorkerReply> {
   return new Promise((resolve) => {
-    const w = new Worker(script, { workerData: { segments } });
+    const w = new Worker(worker.script, { eval: worker.eval, workerData: { segments } });
     w.once('message', (m: WorkerReply) => resolve(m));
     w.once('error', (e) => resolve({ error: e.message }));
     w.once('exit', (code) => resolve({ error: `worker exited with ${code}` }));
@@ -145,9 +155,8 @@ export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream,
     const inputs = await readFiles(listed, logTarget(collector), stdin, skipped);
     return { collector, inputs, parts: 0 };
   };
-  // The worker is the built module beside this one (run from the TypeScript sources, there is none).
-  const script = new URL('./log-worker.js', import.meta.url);
-  if (!existsSync(fileURLToPath(script))) return ordinary();
+  const worker = workerScript();
+  if (!worker) return ordinary();
   const files = await plainFiles(listed);
   if (!files || files.length === 0) return ordinary();
   const total = files.reduce((s, f) => s + f.size, 0);
@@ -157,7 +166,7 @@ export async function collectLogs(names: string[], stdin: NodeJS.ReadableStream,
   if (parts.length < 2) return ordinary();
   // This thread reads the first part while workers read the others: it would only wait otherwise,
   // and one worker fewer is one module graph fewer to load.
-  const others = Promise.all(parts.slice(1).map((segs) => runWorker(script, segs)));
+  const others = Promise.all(parts.slice(1).map((segs) => runWorker(worker, segs)));
   const replies = [await readPart(parts[0]!), ...(await others)];
   const collector = new LogCollector();
   const lines = files.map(() => 0);

@@ -55,8 +55,11 @@ export function runnerFor(root: Root): Runner {
   return root.isLive ? liveRunner() : recordedRunner(root);
 }
 
+/** The search path root's shell gives: where ip, tc, nft, iptables-save and ldconfig live. */
+export const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
 /** Where a command is on PATH, or null. */
-export function which(cmd: string, path = process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin'): string | null {
+export function which(cmd: string, path = process.env['PATH'] || SYSTEM_PATH): string | null {
   for (const dir of path.split(':')) {
     if (!dir) continue;
     const p = join(dir, cmd);

@@ -1,21 +1,32 @@
 // docs/deploy: the Kubernetes manifests are valid API objects (schemas from
 // kubernetes-models) with the rights the README promises, and the Slurm
-// scripts parse and act on the doctor's exit code as documented.
+// scripts parse (the hooks' decisions: test/deploy/slurm-hooks*.test.ts).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DaemonSet } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
-import { Namespace } from 'kubernetes-models/v1';
-import { afterAll, describe, expect, it } from 'vitest';
+import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { Namespace, ServiceAccount } from 'kubernetes-models/v1';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
-const DEPLOY = join(__dirname, '..', '..', 'docs', 'deploy');
+const ROOT = join(__dirname, '..', '..');
+const DEPLOY = join(ROOT, 'docs', 'deploy');
 const K8S = join(DEPLOY, 'kubernetes');
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec?: any };
-const MODELS: Record<string, new (o: any) => { validate(): void }> = { 'v1/Namespace': Namespace, 'apps/v1/DaemonSet': DaemonSet, 'batch/v1/Job': Job };
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: any; rules?: any[]; roleRef?: any; subjects?: any[] };
+const MODELS: Record<string, new (o: any) => { validate(): void }> = {
+  'v1/Namespace': Namespace,
+  'v1/ServiceAccount': ServiceAccount,
+  'apps/v1/DaemonSet': DaemonSet,
+  'batch/v1/Job': Job,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
+};
+/** The programs of the image (container/Dockerfile installs them there). */
+const NCCLX_PROGRAMS = ['/usr/local/bin/ncclx', '/usr/local/bin/ncclx-node-verdict'];
 
 function manifests(): { file: string; obj: Obj }[] {
   return readdirSync(K8S)
@@ -34,7 +45,16 @@ describe('Kubernetes manifests', () => {
   const all = manifests();
 
   it('every document is a valid object of its kind (OpenAPI schema)', () => {
-    expect(all.map((m) => `${m.file}:${m.obj.kind}`).sort()).toEqual(['doctor-job.yaml:Job', 'fix-job.yaml:Job', 'namespace.yaml:Namespace', 'snapshot-daemonset.yaml:DaemonSet']);
+    expect(all.map((m) => `${m.file}:${m.obj.kind}`).sort()).toEqual([
+      'doctor-job.yaml:Job',
+      'fix-job.yaml:Job',
+      'health-daemonset.yaml:ClusterRole',
+      'health-daemonset.yaml:ClusterRoleBinding',
+      'health-daemonset.yaml:DaemonSet',
+      'health-daemonset.yaml:ServiceAccount',
+      'namespace.yaml:Namespace',
+      'snapshot-daemonset.yaml:DaemonSet',
+    ]);
     for (const { file, obj } of all) {
       const Model = MODELS[`${obj.apiVersion}/${obj.kind}`];
       expect(Model, `${file}: ${obj.apiVersion} ${obj.kind}`).toBeDefined();
@@ -43,7 +63,7 @@ describe('Kubernetes manifests', () => {
   });
 
   it('the validator does catch a broken manifest', () => {
-    const ds = structuredClone(all.find((m) => m.obj.kind === 'DaemonSet')!.obj);
+    const ds = structuredClone(all.find((m) => m.obj.metadata.name === 'ncclx-snapshot')!.obj);
     ds.spec.template.spec.initContainers[0].volumeMounts[0].readOnly = 'yes';
     expect(() => new DaemonSet(ds as any).validate()).toThrow(/readOnly/);
   });
@@ -53,10 +73,38 @@ describe('Kubernetes manifests', () => {
       const spec = podSpec(obj);
       expect(spec.hostNetwork, file).toBe(true);
       expect(spec.dnsPolicy, file).toBe('ClusterFirstWithHostNet');
-      const ncclx = [...(spec.initContainers ?? []), ...spec.containers].filter((c: any) => c.command?.[0] === 'ncclx');
+      const ncclx = [...(spec.initContainers ?? []), ...spec.containers].filter((c: any) => NCCLX_PROGRAMS.includes(c.command?.[0]));
       expect(ncclx.length, file).toBe(1);
       for (const c of [...(spec.initContainers ?? []), ...spec.containers]) expect(c.command?.[0] ?? '', file).not.toMatch(/^(sh|bash|\/bin\/sh|\/bin\/bash)$/);
     }
+  });
+
+  it('the image is the one scripts/build-image.sh tags (ncclx:<package version>), with the programs its Dockerfile installs', () => {
+    const script = readFileSync(join(ROOT, 'scripts/build-image.sh'), 'utf8');
+    expect(script).toMatch(/\ntag="ncclx:\$version"\n/);
+    const dockerfile = readFileSync(join(ROOT, 'container/Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/\nCOPY \$\{EXE\} \/usr\/local\/bin\/ncclx\n/);
+    expect(dockerfile).toMatch(/\nCOPY container\/node-verdict.sh \/usr\/local\/bin\/ncclx-node-verdict\n/);
+    for (const { file, obj } of all.filter((m) => podSpec(m.obj))) {
+      for (const c of [...(podSpec(obj).initContainers ?? []), ...podSpec(obj).containers].filter((c: any) => NCCLX_PROGRAMS.includes(c.command?.[0]))) {
+        expect(c.image, file).toBe(`ncclx:${VERSION}`);
+        expect(c.imagePullPolicy, file).toBe('IfNotPresent');
+      }
+    }
+  });
+
+  it('only the health DaemonSet talks to the API server: its own service account, bound to get and patch on nodes and nothing else', () => {
+    const pods = all.filter((m) => podSpec(m.obj));
+    for (const { file, obj } of pods) expect(podSpec(obj).automountServiceAccountToken, `${file} ${obj.metadata.name}`).toBe(obj.metadata.name === 'ncclx-health');
+    const health = podSpec(all.find((m) => m.obj.metadata.name === 'ncclx-health')!.obj);
+    const binding = all.find((m) => m.obj.kind === 'ClusterRoleBinding')!.obj;
+    const role = all.find((m) => m.obj.kind === 'ClusterRole')!.obj;
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: health.serviceAccountName, namespace: 'ncclx' }]);
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name });
+    expect(role.rules).toEqual([{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }]);
+    // It keeps running on a node it tainted (to lift the taint), and knows which node it is on.
+    expect(health.tolerations).toEqual(expect.arrayContaining([{ key: 'ncclx.dev/doctor', operator: 'Exists' }]));
+    expect(health.containers[0].env).toEqual(expect.arrayContaining([{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]));
   });
 
   it('read-only unless fixing: only the fix Job is privileged or mounts anything writable from the host', () => {
@@ -88,45 +136,8 @@ describe('Kubernetes manifests', () => {
 });
 
 describe('Slurm scripts', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'ncclx-deploy-'));
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-  /** A fake `ncclx` (and `scontrol`) on PATH: exit with $FAKE_CODE, print $FAKE_OUT; record the arguments. */
-  function fakes(): string {
-    const bin = mkdtempSync(join(tmp, 'bin-'));
-    for (const name of ['ncclx', 'scontrol']) {
-      writeFileSync(join(bin, name), `#!/bin/sh\nprintf '%s\\n' "${name} $*" >> "$FAKE_LOG"\nif [ ${name} = ncclx ]; then printf '%s' "$FAKE_OUT"; exit "$FAKE_CODE"; fi\n`);
-      chmodSync(join(bin, name), 0o755);
-    }
-    return bin;
-  }
-  const run = (script: string, code: number, out = '{"results": []}') => {
-    const bin = fakes();
-    const log = join(bin, 'log');
-    writeFileSync(log, '');
-    const r = spawnSync('bash', [join(DEPLOY, 'slurm', script)], { encoding: 'utf8', env: { PATH: `${bin}:${process.env['PATH']}`, FAKE_CODE: String(code), FAKE_OUT: out, FAKE_LOG: log, NCCLX_LOG_DIR: join(bin, 'logdir') } });
-    return { code: r.status, log: readFileSync(log, 'utf8'), err: r.stderr };
-  };
-
   it('every script parses', () => {
     for (const f of readdirSync(join(DEPLOY, 'slurm'))) expect(spawnSync('bash', ['-n', join(DEPLOY, 'slurm', f)]).status, f).toBe(0);
-  });
-
-  it('prolog: fails the job (drain + requeue) only when the doctor finds errors', () => {
-    expect(run('prolog.sh', 0).code).toBe(0);
-    const bad = run('prolog.sh', 1);
-    expect(bad.code).toBe(1);
-    expect(bad.log).toBe('ncclx doctor --json\n');
-    expect(run('prolog.sh', 2).code).toBe(0);
-  });
-
-  it('health check: drains the node on doctor errors, with the first error as the reason; never fails itself', () => {
-    const report = JSON.stringify({ results: [{ id: 'SOCK-001', severity: 'ok', summary: 'fine' }, { id: 'ARP-002', severity: 'error', summary: "ens1: arp_ignore=0; it's wrong" }] });
-    const drained = run('healthcheck.sh', 1, report);
-    expect(drained.code).toBe(0);
-    expect(drained.log).toMatch(/^ncclx doctor --json\nscontrol update NodeName=\S+ State=DRAIN Reason=ncclx ARP-002: ens1: arp_ignore=0; it's wrong\n$/);
-    // Healthy: it looks at the node's state (to lift a drain of its own), and changes nothing here.
-    const healthy = run('healthcheck.sh', 0);
-    expect(healthy.log).toMatch(/^ncclx doctor --json\nscontrol show node \S+ -o\n$/);
   });
 
   it('snapshots.sbatch: srun expands %N in its own --output, one JSON per node, then compare', () => {
