@@ -9,7 +9,7 @@ import { topoFile, topoFlags, topoReport, type TopoOverrides } from '../model/to
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { renderTopo, topoJson } from '../report/topo-text.js';
-import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
+import { addJobOptions, addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
 
 interface TopoOptions extends SourceOptions {
   ncclVersion?: string;
@@ -24,7 +24,7 @@ interface TopoOptions extends SourceOptions {
 }
 
 export function registerTopoCommand(program: Command): void {
-  addSourceOptions(
+  addJobOptions(addSourceOptions(
     addVersionOption(
       program
         .command('topo')
@@ -34,7 +34,7 @@ export function registerTopoCommand(program: Command): void {
         .option('--pxn-disable', 'model NCCL_PXN_DISABLE=1 (no PXN through NVLink peers)')
         .option('--topo-file <xml>', 'model NCCL_TOPO_FILE=XML: an NCCL topology file or an NCCL_TOPO_DUMP_FILE dump, read as NCCL reads it'),
     ),
-  )
+  ))
     .option('--json', 'print JSON (schema in docs/topo-json.md)')
     .option('--xml', "print the topology as an NCCL_TOPO_FILE (NCCL's XML), e.g. for a container without /sys")
     .option('-v, --verbose', 'the NCCL log line of every decision, every GPU\'s PCI parents')

@@ -14,6 +14,10 @@ import { runnerFor, type Runner } from './runner.js';
 
 export interface ProbeOptions {
   root?: string;
+  /** --python: the job's interpreter (src/probe/python.ts). */
+  python?: string;
+  /** --pid: read that process's view (src/probe/process.ts). */
+  pid?: number;
   env?: NodeJS.ProcessEnv;
   /** Use systeminformation for host facts (slower; `ncclx snapshot`). */
   fullHost?: boolean;
@@ -98,7 +102,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   await step('NCCL environment and conf files');
   const envPart = probeEnv(root, env);
   await step('NCCL library');
-  const ncclLibrary = probeNcclLibrary(root, runner, env);
+  const ncclLibrary = probeNcclLibrary(root, runner, env, { python: opts.python });
   const host = opts.fullHost ? await fullHost(root) : quickHost(root);
   const hosts = hostsToResolve([envPart.process['NCCL_COMM_ID'], envPart.process['MASTER_ADDR'], ...(opts.extraHosts ?? []), ...confValues(envPart.confFiles, 'NCCL_COMM_ID')]);
   // Resolution is meaningful only on the node itself.

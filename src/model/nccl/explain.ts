@@ -3,6 +3,7 @@
 
 import { effectiveEnv, originLabel, withFlags, type EffectiveEnv } from './conf.js';
 import { selectIbDevices } from './ib.js';
+import { libraryFindings } from './library.js';
 import { socketFindings, type Finding } from './socket-findings.js';
 import { selectSocketInterfaces, type ConsumerResult, type SocketContext } from './socket.js';
 import { chooseVersion } from './version-choice.js';
@@ -81,7 +82,8 @@ export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): Explai
   const { choice, profile, env, socketCtx } = reasoningContext(snapshot, o);
   const selection = selectSocketInterfaces(socketCtx);
   const ibOob = { ...selection.ibOob, log: ibOobLog(snapshot, profile, env.vars, selection.ibOob) };
-  const findings = socketFindings({ ctx: socketCtx, selection, env, versionAssumed: choice.assumed });
+  // The NCCL libraries' findings (LIB-*) only when the version was detected: --nccl-version settles which NCCL is modelled.
+  const findings = [...socketFindings({ ctx: socketCtx, selection, env, versionAssumed: choice.assumed }), ...(o.ncclVersion === undefined ? libraryFindings(snapshot.ncclLibrary, snapshot.env.process) : [])];
   const inputs: ExplainReport['inputs'] = {};
   for (const v of INPUT_VARS) {
     if (v === 'NCCL_SOCKET_IPADDR_PREFIX' && !profile.ipaddrPrefix) continue;

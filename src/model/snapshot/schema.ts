@@ -225,8 +225,35 @@ export const nodeSnapshotSchema = z.object({
     z.object({ addresses: z.array(z.object({ address: z.string(), family })), error: z.string().nullable() }),
   ),
   ncclLibrary: z.object({
-    candidates: z.array(z.object({ path: z.string(), version: z.string().nullable(), via: z.string() })),
+    candidates: z.array(
+      z.object({
+        path: z.string(),
+        version: z.string().nullable(),
+        via: z.string(),
+        versionFrom: z.enum(['binary', 'file name', 'dist-info', 'conda-meta', 'dpkg']).nullable().optional(),
+        versionText: z.string().nullable().optional(),
+        loadedBy: z.array(z.enum(['process', 'pytorch', 'loader'])).optional(),
+        loadNotes: z.array(z.string()).optional(),
+        static: z.boolean().optional(),
+      }),
+    ),
     searched: z.array(z.string()),
+    pythons: z
+      .array(
+        z.object({
+          via: z.string(),
+          interpreter: z.string(),
+          real: z.string().nullable(),
+          prefix: z.string(),
+          venv: z.boolean(),
+          version: z.string().nullable(),
+          sitePackages: z.array(z.string()),
+          torch: z.string().nullable().optional(),
+          note: z.string().nullable(),
+        }),
+      )
+      .optional(),
+    notes: z.array(z.string()).optional(),
   }),
   warnings: z.array(z.object({ source: z.string(), message: z.string() })),
   rdma: rdmaPart.optional(),

@@ -100,17 +100,59 @@ export interface EnvPart {
   home: { passwd: string | null; env: string | null };
 }
 
+/** Where a candidate's version was read: NCCL's own "NCCL version …" string in the binary, else its file name, the wheel's dist-info, conda's metadata or dpkg. */
+export type VersionFrom = 'binary' | 'file name' | 'dist-info' | 'conda-meta' | 'dpkg';
+
+/**
+ * Who loads a library: `process` (mapped by the process, --pid), `pytorch`
+ * (the NCCL torch's libtorch_cuda.so loads, or carries), `loader` (what ld.so
+ * finds for libnccl.so.2: a program linked with -lnccl, e.g. nccl-tests).
+ */
+export type LoadedBy = 'process' | 'pytorch' | 'loader';
+
 export interface LibraryCandidate {
   path: string;
   version: string | null;
   /** How the path was found: ldconfig, /usr/lib…, cuda, conda, site-packages. */
   via: string;
+  /** Where `version` was read (absent in older snapshots). */
+  versionFrom?: VersionFrom | null;
+  /** NCCL's version string as the binary states it, e.g. "NCCL version 2.28.9+cuda12.9". */
+  versionText?: string | null;
+  loadedBy?: LoadedBy[];
+  /** How the loading was decided, one line per LoadedBy entry. */
+  loadNotes?: string[];
+  /** NCCL linked into this library (an older libtorch_cuda.so), not a libnccl.so. */
+  static?: boolean;
+}
+
+/** A Python environment examined for the job's NCCL (src/probe/python.ts). */
+export interface PythonEnvInfo {
+  /** --python, python3 on PATH, VIRTUAL_ENV, CONDA_PREFIX. */
+  via: string;
+  interpreter: string;
+  /** The interpreter after symlinks. */
+  real: string | null;
+  /** sys.prefix: the virtual environment, or the installation. */
+  prefix: string;
+  venv: boolean;
+  /** X.Y */
+  version: string | null;
+  /** site-packages directories in sys.path order. */
+  sitePackages: string[];
+  /** torch's package directory, when torch is installed here. */
+  torch?: string | null;
+  note: string | null;
 }
 
 export interface NcclLibraryPart {
   /** Every libnccl found, first = the one the dynamic loader most likely uses. */
   candidates: LibraryCandidate[];
   searched: string[];
+  /** The Python environments examined (absent in older snapshots). */
+  pythons?: PythonEnvInfo[];
+  /** What the search could not settle (an unreadable libtorch_cuda.so, a pyenv shim …). */
+  notes?: string[];
 }
 
 export interface HostPart {
