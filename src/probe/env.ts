@@ -9,15 +9,15 @@ import type { Root } from './root.js';
 import { UserError } from '../model/errors.js';
 import { LIMITS, limitText } from './read-bounded.js';
 
-function passwdHome(root: Root): string | null {
-  if (root.isLive) {
+function passwdHome(root: Root, uidOf: number | null | undefined): string | null {
+  if (root.isLive && uidOf === undefined) {
     try {
       return userInfo().homedir || null;
     } catch {
       return null;
     }
   }
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const uid = uidOf ?? (typeof process.getuid === 'function' ? process.getuid() : 0);
   const passwd = root.readTrim('/etc/passwd');
   if (!passwd) return null;
   for (const line of passwd.split('\n')) {
@@ -27,12 +27,13 @@ function passwdHome(root: Root): string | null {
   return null;
 }
 
-export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv): EnvPart {
+/** `uid`: whose passwd home to read (--pid: the process's owner, in its own /etc/passwd). */
+export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv, o: { uid?: number | null } = {}): EnvPart {
   const vars: Record<string, string> = {};
   for (const [k, v] of Object.entries(processEnv)) {
     if (v !== undefined && isRelevantVar(k)) vars[k] = v;
   }
-  const home = { passwd: passwdHome(root), env: processEnv['HOME'] ?? null };
+  const home = { passwd: passwdHome(root, o.uid), env: processEnv['HOME'] ?? null };
   const wanted: { path: string; role: ConfRole }[] = [];
   if (vars['NCCL_CONF_FILE']) wanted.push({ path: vars['NCCL_CONF_FILE'], role: 'NCCL_CONF_FILE' });
   if (home.passwd) wanted.push({ path: `${home.passwd.replace(/\/+$/, '')}/.nccl.conf`, role: 'home-passwd' });

@@ -8,7 +8,7 @@ import { socketFindings, type Finding } from './socket-findings.js';
 import { selectSocketInterfaces, type ConsumerResult, type SocketContext } from './socket.js';
 import { chooseVersion } from './version-choice.js';
 import { profileFor, versionString, type Profile, type VersionBeyond, type VersionChoice } from './versions.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
+import type { NodeSnapshot, ProcessView } from '../snapshot/types.js';
 
 export interface SocketOverrides {
   ifname?: string;
@@ -24,6 +24,8 @@ export interface ExplainReport {
   /** Set when the version is newer than the newest modelled release (docs/explain-json.md). */
   versionBeyondModel: VersionBeyond | null;
   host: string;
+  /** --pid: the process reasoned about (its environment, NCCL, conf files and network namespace). */
+  process: ProcessView | null;
   inputs: Record<string, { value: string | null; source: string }>;
   bootstrap: ConsumerResult;
   socket: ConsumerResult;
@@ -95,6 +97,7 @@ export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): Explai
     versionSource: choice.source,
     versionBeyondModel: choice.beyond,
     host: snapshot.host.hostname,
+    process: snapshot.process ?? null,
     inputs,
     bootstrap: selection.bootstrap,
     socket: selection.socket,

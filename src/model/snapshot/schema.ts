@@ -116,7 +116,7 @@ const rdmaPart = z.object({
 // printed, so only the fields ncclx reads are checked and the rest passes through.
 const procRead = z.union([z.string(), z.object({ error: z.string() })]);
 function captured<T extends z.ZodType>(data: T) {
-  const base = { argv: z.array(z.string()), record: z.string(), from: z.enum(['live', 'recorded']) };
+  const base = { argv: z.array(z.string()), record: z.string(), from: z.enum(['live', 'recorded', 'proc']) };
   return z.discriminatedUnion('ok', [
     z.object({ ...base, ok: z.literal(true), data }),
     z.object({ ...base, ok: z.literal(false), error: z.string(), missing: z.boolean() }),
@@ -211,7 +211,7 @@ export const nodeSnapshotSchema = z.object({
     source: z.string(),
   }),
   network: z.object({
-    source: z.enum(['iproute2', 'recorded-iproute2', 'sysfs', 'os.networkInterfaces']),
+    source: z.enum(['iproute2', 'recorded-iproute2', 'sysfs', 'os.networkInterfaces', 'proc']),
     links: z.array(link),
     addresses: z.array(address),
   }),
@@ -258,6 +258,10 @@ export const nodeSnapshotSchema = z.object({
   warnings: z.array(z.object({ source: z.string(), message: z.string() })),
   rdma: rdmaPart.optional(),
   kernel: kernelPart.optional(),
+  reader: z.object({ uid: z.number().int().nullable(), tools: z.record(z.string(), z.boolean()) }).optional(),
+  process: z
+    .object({ pid: z.number().int(), command: z.string(), ownRoot: z.boolean(), netns: z.string().nullable(), sameNetns: z.boolean(), networkFrom: z.string() })
+    .optional(),
   pci: z
     .object({
       present: z.boolean(),

@@ -67,7 +67,8 @@ export interface AddressInfo {
   flags: string[];
 }
 
-export type NetworkSource = 'iproute2' | 'recorded-iproute2' | 'sysfs' | 'os.networkInterfaces';
+/** Where links and addresses came from; `proc`: /proc/net and /sys without iproute2 (src/probe/proc-net.ts). */
+export type NetworkSource = 'iproute2' | 'recorded-iproute2' | 'sysfs' | 'os.networkInterfaces' | 'proc';
 
 export interface NetworkPart {
   source: NetworkSource;
@@ -169,6 +170,28 @@ export interface ProbeWarning {
   message: string;
 }
 
+/** Who read the node and with what (absent in older snapshots): what an `unknown` result's "to know" may ask for. */
+export interface ReaderPart {
+  /** The reader's uid (0: root). */
+  uid: number | null;
+  /** Tools on PATH when the node was read live: ip, tc, nft, iptables-save, ip6tables-save, nsenter. */
+  tools: Record<string, boolean>;
+}
+
+/** Set by --pid: the process whose view this is (src/probe/process.ts). */
+export interface ProcessView {
+  pid: number;
+  /** Its command line, shortened. */
+  command: string;
+  /** Its root (/proc/PID/root) is not ncclx's: another mount namespace, or a chroot. */
+  ownRoot: boolean;
+  /** Its network namespace (net:[inode]) and whether it is ncclx's own. */
+  netns: string | null;
+  sameNetns: boolean;
+  /** How its links and addresses were read: `nsenter … ip`, its own namespace, or /proc/PID/net. */
+  networkFrom: string;
+}
+
 export interface NodeSnapshot {
   schemaVersion: typeof SNAPSHOT_SCHEMA_VERSION;
   tool: { name: 'ncclx'; version: string };
@@ -188,4 +211,9 @@ export interface NodeSnapshot {
   kernel?: KernelPart;
   /** Network and GPU PCI functions (src/probe/pci.ts), for topology checks; absent in older snapshots. */
   pci?: PciPart;
+  reader?: ReaderPart;
+  /** --pid: the process this snapshot is the view of. */
+  process?: ProcessView;
+  /** Set when the snapshot was read from a file (--snapshot); never written. */
+  loadedFrom?: string;
 }
