@@ -6,6 +6,7 @@ import { candidateChecks } from './candidates.js';
 import { envChecks } from './env.js';
 import { gdrChecks } from './gdr.js';
 import { libraryChecks } from './library.js';
+import { networkChecks } from './network.js';
 import { qosChecks } from './qos.js';
 import { rdmaChecks } from './rdma.js';
 import { routingChecks } from './routing.js';
@@ -18,6 +19,7 @@ export const ALL_CHECKS: Check[] = [
   ...routingChecks,
   ...envChecks,
   ...libraryChecks,
+  ...networkChecks,
   ...rdmaChecks,
   ...candidateChecks,
   ...arpChecks,

@@ -41,17 +41,21 @@ export function registerLogCommand(program: Command): void {
       // Usage is settled before the log is read (a large log takes seconds).
       if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
       const { collector, inputs } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
-      const analysis = collector.result();
+      let analysis = collector.result();
       if (analysis.input.ncclLines === 0) {
         const what = inputs.length === 1 ? (inputs[0]!.name === '-' ? 'standard input' : inputs[0]!.name) : `${inputs.length} files`;
         throw new UserError(`${what}: no NCCL lines (${analysis.input.lines} lines read; run the job with NCCL_DEBUG=INFO)`);
       }
       let prediction = null;
+      let snap = null;
       if (sources === 1) {
-        const snap = await readNode(opts, { rdma: true });
+        snap = await readNode(opts, { rdma: true });
         const { comparePrediction } = await import('../model/log/predict.js');
         prediction = comparePrediction(analysis, snap, { host: opts.host, ncclVersion: opts.ncclVersion });
       }
+      // The fallback's advice is the network verdict the doctor gives (an EFA node must not be told NCCL_NET=IB).
+      const { withNetworkAdvice } = await import('../model/log/network.js');
+      analysis = withNetworkAdvice(analysis, snap, prediction?.logHost || null);
       if (opts.json) process.stdout.write(JSON.stringify(logJson(analysis, inputs, prediction), null, 2) + '\n');
       else process.stdout.write(terminalText(renderLog(analysis, inputs, prediction, makeStyle(wantColor(opts.color)), !!opts.verbose)));
       process.exitCode = logExitCode(analysis);

@@ -10,6 +10,7 @@ import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';
 import { probeNcclLibrary } from './nccl-lib.js';
+import { probeNetPlugins } from './net-plugin.js';
 import { Root } from './root.js';
 import { runnerFor, which, type Runner } from './runner.js';
 
@@ -119,6 +120,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   await step('NCCL library');
   const ncclLibrary = probeNcclLibrary(jobRoot, runner, env, { python: opts.python });
   if (opened?.mapped) addMapped(ncclLibrary, opened.pid, opened.mapped);
+  const netPlugins = probeNetPlugins(jobRoot, env, confValues(envPart.confFiles, 'NCCL_NET_PLUGIN'), ncclLibrary, opened?.netPlugin ?? null);
   const host = opts.fullHost ? await fullHost(root) : quickHost(root);
   // The job's host name is its UTS namespace's; its runtime writes it to the container's /etc/hostname.
   if (opened?.view.ownRoot) host.hostname = jobRoot.readTrim('/etc/hostname') ?? host.hostname;
@@ -142,7 +144,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   const pci = opts.rdma === true || opts.rdma === undefined ? (await import('./pci.js')).probePci(root) : undefined;
   if (pci && opts.topology !== false) {
     const topoFilePaths = [envPart.process['NCCL_TOPO_FILE'], ...confValues(envPart.confFiles, 'NCCL_TOPO_FILE')].filter((p): p is string => !!p);
-    pci.topology = (await import('./topology.js')).probeTopology(root, pci.gpus.map((g) => g.bdf), rdma, opened ? runnerFor(root) : runner, topoFilePaths);
+    pci.topology = (await import('./topology.js')).probeTopology(root, pci.gpus.map((g) => g.bdf), rdma, opened ? runnerFor(root) : runner, topoFilePaths, network.links.map((l) => l.device).filter((d): d is string => !!d));
   }
   if (opts.kernel !== false) await step('sysctls, routes, qdiscs and firewall rules');
   const kernel = opts.kernel === false ? undefined : (await import('./kernel.js')).probeKernel(root, runner, { network, env: envPart, resolutions, ...(nsFacts ? { procNet: nsFacts.procNet, sysctls: nsFacts.sysctls } : {}) });
@@ -157,6 +159,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
     resolutions,
     ncclLibrary,
     warnings,
+    netPlugins,
     ...(root.isLive ? { reader: readerOf() } : {}),
     ...(opened && nsFacts ? { process: { ...opened.view, networkFrom: nsFacts.from } } : {}),
     ...(rdma ? { rdma } : {}),

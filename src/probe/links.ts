@@ -127,7 +127,27 @@ export function linksFromSysfs(root: Root): LinkInfo[] {
   return links.sort((a, b) => a.ifindex - b.ifindex);
 }
 
+/**
+ * What NCCL's socket transport reads per interface (NCCL v2.30.7 src/transport/net_socket.cc, the device
+ * properties): /sys/class/net/<if>/speed (unreadable or ≤ 0: NCCL assumes 10 Gb/s) and the realpath of
+ * /sys/class/net/<if>/device, which places the NIC in the topology. `sysRoot`'s sysfs must show the links' namespace.
+ */
+export function withSysfsFacts(sysRoot: Root, part: NetworkPart): NetworkPart {
+  for (const l of part.links) {
+    const base = `/sys/class/net/${l.name}`;
+    if (!sysRoot.exists(base)) continue;
+    const speed = Number(sysRoot.readTrim(`${base}/speed`) ?? 'NaN');
+    l.speedMbps = Number.isInteger(speed) && speed > 0 ? speed : null;
+    l.device = sysRoot.exists(`${base}/device`) ? sysRoot.realpath(`${base}/device`) : null;
+  }
+  return part;
+}
+
 export function probeNetwork(root: Root, runner: Runner, warnings: ProbeWarning[]): NetworkPart {
+  return withSysfsFacts(root, readNetwork(root, runner, warnings));
+}
+
+function readNetwork(root: Root, runner: Runner, warnings: ProbeWarning[]): NetworkPart {
   const r = runner.run(IP_ADDR_COMMAND);
   if (r.ok) {
     try {

@@ -20,7 +20,7 @@ import { UserError } from '../model/errors.js';
 import { isRelevantVar } from '../model/nccl/conf.js';
 import type { MappedNccl, ProcessContainer, TcpSocket } from '../model/snapshot/process-types.js';
 import type { AddressInfo, HostResolution, NetworkPart, ProbeWarning, ProcessView } from '../model/snapshot/types.js';
-import { IP_ADDR_COMMAND, parseIpAddrJson, sysfsOfThisNamespace } from './links.js';
+import { IP_ADDR_COMMAND, parseIpAddrJson, sysfsOfThisNamespace, withSysfsFacts } from './links.js';
 import { scanNcclVersion } from './nccl-binary.js';
 import { networkFromProc, parseProcNetDev } from './proc-net.js';
 import { parseProcTcp, socketInode } from './proc-tcp.js';
@@ -98,11 +98,12 @@ interface MapsHit {
 }
 
 /** The NCCL libraries in a maps text: libnccl.so*, and libtorch_cuda.so (which may carry NCCL linked in). */
-export function ncclMappings(maps: string): { nccl: MapsHit | null; torchCuda: MapsHit | null } {
+export function ncclMappings(maps: string): { nccl: MapsHit | null; torchCuda: MapsHit | null; netPlugin: MapsHit | null } {
   let nccl: MapsHit | null = null;
   let torchCuda: MapsHit | null = null;
+  let netPlugin: MapsHit | null = null;
   // A cheap test first: most processes map neither.
-  if (!maps.includes('libnccl') && !maps.includes('libtorch_cuda')) return { nccl, torchCuda };
+  if (!maps.includes('libnccl') && !maps.includes('libtorch_cuda')) return { nccl, torchCuda, netPlugin };
   for (const line of maps.split('\n')) {
     const slash = line.indexOf('/');
     if (slash < 0) continue;
@@ -114,8 +115,9 @@ export function ncclMappings(maps: string): { nccl: MapsHit | null; torchCuda: M
     const hit = { start: range[0]!, end: range[1]!, path, deleted };
     if (!nccl && NCCL_LIB.test(base)) nccl = hit;
     else if (!torchCuda && base === 'libtorch_cuda.so') torchCuda = hit;
+    else if (!netPlugin && /^libnccl-net.*\.so/.test(base)) netPlugin = hit;
   }
-  return { nccl, torchCuda };
+  return { nccl, torchCuda, netPlugin };
 }
 
 /** The version the mapped file states: through map_files (the inode mapped; root only), else the process's root. */
@@ -182,7 +184,8 @@ export function readNamespace(pid: number, sameNetns: boolean, warnings: ProbeWa
     const r = runner.run(IP_ADDR_COMMAND);
     if (r.ok) {
       try {
-        return { network: { ...parseIpAddrJson(r.stdout), source: 'iproute2' }, runner, from: `nsenter --net=/proc/${pid}/ns/net ip -j -d addr show`, procNet, sysctls: namespaceSysctls(pid) };
+        const part = withSysfsFacts(new Root(`/proc/${pid}/root`, { confined: true }), { ...parseIpAddrJson(r.stdout), source: 'iproute2' });
+        return { network: part, runner, from: `nsenter --net=/proc/${pid}/ns/net ip -j -d addr show`, procNet, sysctls: namespaceSysctls(pid) };
       } catch (e) {
         warnings.push({ source: 'network', message: `cannot parse ip -j addr output in process ${pid}'s namespace: ${(e as Error).message}` });
       }
@@ -193,7 +196,10 @@ export function readNamespace(pid: number, sameNetns: boolean, warnings: ProbeWa
   const host = new Root('/');
   // The process's /sys shows its namespace's links when its runtime mounted one (as container runtimes do).
   const names = parseProcNetDev(host.readTrim(`${procNet}/dev`) ?? '');
-  const net = networkFromProc({ root: host, procNet, sysfsLinks: sysfsOfThisNamespace(new Root(`/proc/${pid}/root`, { confined: true }), names), ifaddrs: null });
+  const procRoot = new Root(`/proc/${pid}/root`, { confined: true });
+  const sysfsLinks = sysfsOfThisNamespace(procRoot, names);
+  const net = networkFromProc({ root: host, procNet, sysfsLinks, ifaddrs: null });
+  if (sysfsLinks) withSysfsFacts(procRoot, net.part);
   const why = canEnter ? 'iproute2 could not be run in its namespace' : isRoot() ? 'nsenter (util-linux) is not installed' : 'entering its network namespace needs root';
   warnings.push({ source: 'network', message: `process ${pid}: ${why}: links and addresses from ${procNet} and its /sys (${net.limits.join('; ')})` });
   return { network: net.part, runner: canEnter ? nsenterRunner(pid) : unavailableRunner(why), from: `${procNet} (${why})`, procNet, sysctls: canEnter ? namespaceSysctls(pid) : new Map() };
@@ -266,6 +272,8 @@ export interface OpenedProcess {
   root: Root;
   container: ProcessContainer;
   mapped: MappedNccl | null;
+  /** The net plugin library it has mapped (its path in its root), or null. */
+  netPlugin: string | null;
   view: Omit<ProcessView, 'networkFrom'>;
 }
 
@@ -294,6 +302,7 @@ export function openProcess(pid: number): OpenedProcess {
     root: new Root(`/proc/${pid}/root`, { confined: true }),
     container,
     mapped: mappedNccl(pid, maps),
+    netPlugin: ncclMappings(maps).netPlugin?.path ?? null,
     view: { pid, command: cmd.length > 200 ? `${cmd.slice(0, 197)}...` : cmd || (text(`/proc/${pid}/comm`) ?? '').trim(), ownRoot: container.ownRoot, netns: container.netNs, sameNetns: !container.otherNetNs },
   };
 }

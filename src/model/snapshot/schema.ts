@@ -18,6 +18,8 @@ const link = z.object({
   mac: z.string().nullable(),
   operstate: z.string(),
   flags: z.array(z.string()),
+  speedMbps: z.number().int().nullable().optional(),
+  device: z.string().nullable().optional(),
 });
 
 const address = z.object({
@@ -198,6 +200,15 @@ const topoFunction = z.object({
   currentLinkWidth: z.number().nullable(),
 });
 
+const netPluginLib = z.object({
+  path: z.string(),
+  product: z.string().nullable(),
+  version: z.string().nullable(),
+  netNames: z.array(z.string()),
+  apis: z.array(z.number().int()),
+  error: z.string().nullable(),
+});
+
 export const nodeSnapshotSchema = z.object({
   schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('ncclx'), version: z.string() }),
@@ -258,6 +269,15 @@ export const nodeSnapshotSchema = z.object({
   warnings: z.array(z.object({ source: z.string(), message: z.string() })),
   rdma: rdmaPart.optional(),
   kernel: kernelPart.optional(),
+  netPlugins: z
+    .object({
+      lookups: z.array(z.object({ name: z.string(), path: z.string().nullable(), step: z.string().nullable() })),
+      libraries: z.array(netPluginLib),
+      elsewhere: z.array(netPluginLib),
+      asker: z.string().nullable(),
+      mapped: z.string().nullable(),
+    })
+    .optional(),
   reader: z.object({ uid: z.number().int().nullable(), tools: z.record(z.string(), z.boolean()) }).optional(),
   process: z
     .object({ pid: z.number().int(), command: z.string(), ownRoot: z.boolean(), netns: z.string().nullable(), sameNetns: z.boolean(), networkFrom: z.string() })

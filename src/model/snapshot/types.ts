@@ -45,6 +45,10 @@ export interface LinkInfo {
   operstate: string;
   /** getifaddrs() flags, RUNNING included (it is not in /sys/class/net/X/flags). */
   flags: LinkFlag[];
+  /** /sys/class/net/<if>/speed in Mb/s; null when unreadable or not positive (absent in older snapshots). */
+  speedMbps?: number | null;
+  /** realpath of /sys/class/net/<if>/device (the NIC's PCI function), null without one (absent in older snapshots). */
+  device?: string | null;
 }
 
 export type Family = 'AF_INET' | 'AF_INET6';
@@ -170,6 +174,44 @@ export interface ProbeWarning {
   message: string;
 }
 
+/** A net plugin library as ncclx read it (src/probe/net-plugin.ts). */
+export interface NetPluginLib {
+  path: string;
+  /** What the library says it is: aws-ofi-nccl, gIB, GPUDirectTCPX, FasTrak (TCPXO), nccl-rdma-sharp-plugins (HPC-X); null when it does not say. */
+  product: string | null;
+  /** Its version, where the library states one. */
+  version: string | null;
+  /** The names its ncclNet_t may carry: what NCCL_NET must equal (case-insensitive). */
+  netNames: string[];
+  /** The ncclNetPlugin_vN symbols it exports. */
+  apis: number[];
+  /** Why it could not be read. */
+  error: string | null;
+}
+
+export interface NetPluginLookup {
+  /** The name NCCL passes to dlopen (libnccl-net.so, libnccl-net-X.so, X). */
+  name: string;
+  /** Where the dynamic loader finds it (for the NCCL library that asks), or null. */
+  path: string | null;
+  /** How: LD_LIBRARY_PATH, DT_RUNPATH, ld.so.cache, system directory, path. */
+  step: string | null;
+}
+
+/** The net plugins NCCL may load (absent in older snapshots). */
+export interface NetPluginPart {
+  /** Every name any release may dlopen for this NCCL_NET_PLUGIN (environment and conf files), with where each is found. */
+  lookups: NetPluginLookup[];
+  /** The libraries found, read. */
+  libraries: NetPluginLib[];
+  /** Plugins installed in well-known directories the loader does not search. */
+  elsewhere: NetPluginLib[];
+  /** The NCCL library whose RPATH/RUNPATH the search used. */
+  asker: string | null;
+  /** --pid: the plugin library the process has mapped. */
+  mapped: string | null;
+}
+
 /** Who read the node and with what (absent in older snapshots): what an `unknown` result's "to know" may ask for. */
 export interface ReaderPart {
   /** The reader's uid (0: root). */
@@ -212,6 +254,7 @@ export interface NodeSnapshot {
   /** Network and GPU PCI functions (src/probe/pci.ts), for topology checks; absent in older snapshots. */
   pci?: PciPart;
   reader?: ReaderPart;
+  netPlugins?: NetPluginPart;
   /** --pid: the process this snapshot is the view of. */
   process?: ProcessView;
   /** Set when the snapshot was read from a file (--snapshot); never written. */
