@@ -123,14 +123,17 @@ export function netDecision(i: NetInputs): NetDecision {
       pluginUnknown = true;
       continue;
     }
-    const tried = names.map((name) => ({ name, path: i.plugins!.lookups.find((l) => l.name === name)?.path ?? null }));
+    const known = [...i.plugins.libraries, ...i.plugins.elsewhere];
+    // A path is opened as it is: any plugin the probe read at that path (installed off the loader's path, say) is found.
+    const where = (name: string) => i.plugins!.lookups.find((l) => l.name === name)?.path ?? (name.includes('/') ? (known.find((l) => l.path === name)?.path ?? null) : null);
+    const tried = names.map((name) => ({ name, path: where(name) }));
     const hit = tried.find((t) => t.path !== null);
     if (!hit) {
       entries.push({ entry, tried, outcome: 'not-found', lib: null, why: `the dynamic loader finds ${names.join(' nor ')}` });
       log.push({ level: 'INFO', text: profile.netPluginMissingLog.replace('%s', names.join(' ')) });
       continue;
     }
-    const lib = i.plugins.libraries.find((l) => l.path === hit.path) ?? null;
+    const lib = known.find((l) => l.path === hit.path) ?? null;
     const apis = lib?.apis.filter((v) => profile.netPluginApis.includes(v)) ?? [];
     if (lib && lib.error === null && lib.apis.length > 0 && apis.length === 0) {
       entries.push({ entry, tried, outcome: 'unsupported', lib, why: `${hit.path} exports ncclNetPlugin_v${lib.apis.join('/v')}, and NCCL ${profile.version.raw} looks for v${profile.netPluginApis.join('/v')}: it is not used` });
