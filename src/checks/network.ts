@@ -54,6 +54,7 @@ export const networkChecks: Check[] = SPECS.map((spec) => ({
   family: 'network',
   run(ctx) {
     const v = netVerdictOf(ctx);
+    if (spec.id === 'NET-010' && v.decision.network === 'none' && !v.findings.length) return { severity: 'na', summary: `NCCL finds no network at all (${v.decision.why}): see SOCK-001 and the IB checks`, evidence: evidence(ctx, v), why: '', remediation: null };
     if (spec.id === 'NET-010' && v.decision.network === 'unknown') return { severity: 'unknown', summary: `which network NCCL uses between nodes: ${v.decision.why}`, evidence: evidence(ctx, v), why: spec.why, remediation: null };
     return findingResults(v.findings.filter((f) => f.id === spec.id), { ok: okText(ctx, spec.id, v), why: spec.why }, evidence(ctx, v));
   },

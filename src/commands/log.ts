@@ -10,7 +10,7 @@ import { collectLogs } from '../probe/log-parallel.js';
 import { terminalText } from '../report/display.js';
 import { logJson, renderLog } from '../report/log-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { addSourceOptions, readNode, type SourceOptions } from './options.js';
+import { addJobOptions, addSourceOptions, readNode, type SourceOptions } from './options.js';
 
 interface LogOptions extends SourceOptions {
   here?: boolean;
@@ -22,7 +22,7 @@ interface LogOptions extends SourceOptions {
 }
 
 export function registerLogCommand(program: Command): void {
-  addSourceOptions(
+  addJobOptions(addSourceOptions(
     program
       .command('log')
       .description("read what NCCL did from its debug log (NCCL_DEBUG=INFO): versions, interfaces, devices, transports, problems, hosts that differ; with --here/--snapshot/--root, against the prediction")
@@ -30,16 +30,16 @@ export function registerLogCommand(program: Command): void {
       .option('--here', 'hold the log against the prediction for this node')
       .option('--host <name>', 'the log host that is the predicted node (default: the node\'s hostname, else the only host)')
       .option('--nccl-version <version>', 'NCCL version to predict with (default: the one the log states)'),
-  )
+  ))
     .option('--json', 'print JSON (schema in docs/log-json.md)')
     .option('-v, --verbose', 'every host and rank, every cause')
     .option('--no-color', 'no colour')
     .action(async (files: string[], opts: LogOptions) => {
-      const sources = [opts.here, opts.snapshot, opts.root].filter(Boolean).length;
-      if (sources > 1) throw new UserError('--here, --snapshot and --root choose the node to predict for: give one');
+      const sources = [opts.here, opts.snapshot, opts.root, opts.pid].filter(Boolean).length;
+      if (sources > 1) throw new UserError('--here, --snapshot, --root and --pid choose the node to predict for: give one');
       if (files.filter((f) => f === '-').length > 1) throw new UserError("standard input ('-') can be read once");
       // Usage is settled before the log is read (a large log takes seconds).
-      if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot or --root');
+      if (sources === 0 && (opts.host !== undefined || opts.ncclVersion !== undefined)) throw new UserError('--host and --nccl-version apply to the prediction: add --here, --snapshot, --root or --pid');
       const { collector, inputs } = await collectLogs(files, process.stdin, (name, why) => process.stderr.write(`ncclx log: skipped ${terminalText(name)}: ${why}\n`));
       let analysis = collector.result();
       if (analysis.input.ncclLines === 0) {

@@ -101,7 +101,8 @@ export function parseFibTrieLocal(text: string): string[] {
   return out;
 }
 
-export interface ProcRoute4 {
+/** A main-table route as /proc/net/route or ipv6_route lists it (RTF_* flags). */
+export interface ProcRoute {
   dev: string;
   dst: string;
   prefixlen: number;
@@ -132,8 +133,8 @@ function maskLen(hex: string): number {
 }
 
 /** /proc/net/route: the IPv4 main table (Iface Destination Gateway Flags RefCnt Use Metric Mask …). */
-export function parseProcRoute(text: string): ProcRoute4[] {
-  const out: ProcRoute4[] = [];
+export function parseProcRoute(text: string): ProcRoute[] {
+  const out: ProcRoute[] = [];
   for (const line of text.split('\n').slice(1)) {
     const f = line.trim().split(/\s+/);
     if (f.length < 8 || !/^[0-9A-Fa-f]{8}$/.test(f[1]!)) continue;
@@ -144,18 +145,9 @@ export function parseProcRoute(text: string): ProcRoute4[] {
   return out;
 }
 
-export interface ProcRoute6 {
-  dev: string;
-  dst: string;
-  prefixlen: number;
-  gateway: string | null;
-  metric: number;
-  flags: number;
-}
-
 /** /proc/net/ipv6_route: dst plen src splen nexthop metric refcnt use flags dev (all tables the kernel lists there). */
-export function parseIpv6Route(text: string): ProcRoute6[] {
-  const out: ProcRoute6[] = [];
+export function parseIpv6Route(text: string): ProcRoute[] {
+  const out: ProcRoute[] = [];
   for (const line of text.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f.length < 10) continue;
@@ -171,7 +163,7 @@ export function parseIpv6Route(text: string): ProcRoute6[] {
 }
 
 /** The main-table routes as `ip -j route show` prints them (dst "default" or a/len, dev, gateway, metric), IPv4 then IPv6. */
-export function routesAsIproute(v4: ProcRoute4[], v6: ProcRoute6[]): IpRouteJson[] {
+export function routesAsIproute(v4: ProcRoute[], v6: ProcRoute[]): IpRouteJson[] {
   const out: IpRouteJson[] = [];
   for (const r of v4) {
     const dst = r.prefixlen === 0 ? 'default' : r.prefixlen === 32 ? r.dst : `${r.dst}/${r.prefixlen}`;
@@ -192,10 +184,10 @@ function v4Int(a: string): number {
 }
 
 /** The link whose directly connected main-table route holds `addr` (longest prefix first), or null when none or two links tie. */
-export function linkOfLocalV4(addr: string, routes: ProcRoute4[]): { dev: string; prefixlen: number } | { ambiguous: string[] } | null {
+export function linkOfLocalV4(addr: string, routes: ProcRoute[]): { dev: string; prefixlen: number } | { ambiguous: string[] } | null {
   const a = v4Int(addr);
   const direct = routes.filter((r) => r.gateway === null && r.prefixlen > 0);
-  let best: ProcRoute4[] = [];
+  let best: ProcRoute[] = [];
   for (const r of direct) {
     const mask = r.prefixlen === 32 ? 0xffffffff : ~(0xffffffff >>> r.prefixlen) >>> 0;
     if (((a & mask) >>> 0) !== ((v4Int(r.dst) & mask) >>> 0)) continue;
@@ -232,7 +224,7 @@ export interface ProcNetwork {
   part: NetworkPart;
   /** What this view cannot show, one phrase each. */
   limits: string[];
-  routes: { v4: ProcRoute4[]; v6: ProcRoute6[] } | null;
+  routes: { v4: ProcRoute[]; v6: ProcRoute[] } | null;
 }
 
 /** The kernel makes an IPv4 address secondary when an earlier address of its link is in the same subnet. */

@@ -5,7 +5,8 @@
 // (environment, conf files through their root, their network namespace) for
 // the prediction. Namespaces are read once each, versions once per inode.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { candidatePids, type ScanCandidates } from './ps-scan.js';
 import type { MappedNccl, PsEntry, PsScan } from '../model/snapshot/process-types.js';
 import { SNAPSHOT_SCHEMA_VERSION, type NetworkPart, type NodeSnapshot, type ProbeWarning } from '../model/snapshot/types.js';
 import { probeEnv } from './env.js';
@@ -34,31 +35,15 @@ function passwdNames(): Map<number, string> {
   return out;
 }
 
-export function scanProcesses(): PsScan {
-  const self = process.pid;
-  let pids: number[];
-  try {
-    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number).filter((p) => p !== self);
-  } catch {
-    return { processes: [], scanned: 0, unreadable: 0, asRoot: isRoot(), warnings: ['/proc is not readable'] };
-  }
-  let unreadable = 0;
+/** The second pass: what each candidate of src/probe/ps-scan.ts is (its maps read again, whole). */
+export function scanProcesses(c: ScanCandidates = candidatePids()): PsScan {
   const found: { pid: number; mapped: MappedNccl }[] = [];
-  for (const pid of pids) {
-    let maps: string;
-    try {
-      maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
-    } catch (e) {
-      // A process that ended since /proc was listed is simply gone; one we may not read is counted.
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EACCES' || code === 'EPERM') unreadable++;
-      continue;
-    }
-    // Kernel threads and most processes map no NCCL: the substring tests in mappedNccl keep this cheap.
-    if (maps === '' || (!maps.includes('libnccl') && !maps.includes('libtorch_cuda'))) continue;
-    const mapped = mappedNccl(pid, maps);
+  for (const pid of c.pids) {
+    const maps = read(`/proc/${pid}/maps`);
+    const mapped = maps ? mappedNccl(pid, maps) : null;
     if (mapped) found.push({ pid, mapped });
   }
+  const { scanned, unreadable } = c;
   const names = found.length ? passwdNames() : new Map<number, string>();
   const tables = new TcpTables();
   const networks = new Map<string, { part: NetworkPart; from: string; warnings: ProbeWarning[] }>();
@@ -116,5 +101,5 @@ export function scanProcesses(): PsScan {
       snapshot,
     });
   }
-  return { processes, scanned: pids.length, unreadable, asRoot: isRoot(), warnings };
+  return { processes, scanned, unreadable, asRoot: isRoot(), warnings };
 }

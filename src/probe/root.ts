@@ -164,10 +164,23 @@ export class Root {
     }
   }
 
-  /** realpath() inside the root, returned as a node path: symlinks resolve inside the root, as for a chroot (see resolve). */
+  /**
+   * realpath() inside the root, returned as a node path: symlinks resolve
+   * inside the root, as for a chroot (see resolve). A tree whose links point
+   * at absolute host paths (a copy made by a tool that absolutises them)
+   * falls back to the host's realpath, the root prefix removed when present.
+   */
   realpath(p: string): string | null {
-    return this.resolve(p);
+    const inside = this.resolve(p);
+    if (inside !== null || this.confined || this.isLive) return inside;
+    try {
+      const real = realpathSync(this.path(p));
+      return real.startsWith(this.dir) ? real.slice(this.dir.length) || '/' : real;
+    } catch {
+      return null;
+    }
   }
+
 
 }
 

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildScenario, cliPath, gate, removeCliCopy, sh, type Built } from '../netns/lib.js';
-import { fakeNccl } from '../helpers/libs.js';
+import { fakeNccl, HAVE_GCC } from '../helpers/libs.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const g = gate();
@@ -102,7 +102,7 @@ describe.skipIf(!g.run)(`a job in its own namespaces${g.reason ? ` (${g.reason})
     const env = { PATH: '/usr/bin:/bin', HOME: home, MASTER_ADDR: '10.99.0.1', MASTER_PORT: '29555', RANK: '0', WORLD_SIZE: '2', SECRET_TOKEN: 'do-not-print' };
     const inNs = ['ip', 'netns', 'exec', built.ns, 'unshare', '--mount', '--propagation', 'private', '--'];
     // The conf file exists only in the job's mount namespace: NCCL_SOCKET_IFNAME=data7 reaches the prediction only through /proc/PID/root.
-    main = await startJob(inNs, [lib(), 'dlopen', '10.77.0.5', '10.99.0.1', '29555', 'NCCL_SOCKET_IFNAME=data7'], env);
+    main = await startJob(inNs, [lib(), HAVE_GCC ? 'dlopen' : 'mmap', '10.77.0.5', '10.99.0.1', '29555', 'NCCL_SOCKET_IFNAME=data7'], env);
     // A non-root ncclx must be able to read its own copy of the CLI.
     chmodSync(join(cliPath(), '../..'), 0o755);
     staticJob = await startJob(['ip', 'netns', 'exec', built.ns], [join(dir, 'opt/torch/lib/libtorch_cuda.so'), 'mmap', '-', '-', '0'], { PATH: '/usr/bin:/bin', HOME: '/root' });
@@ -178,7 +178,7 @@ describe.skipIf(!g.run)(`a job in its own namespaces${g.reason ? ` (${g.reason})
   it('as non-root: its own process works, someone else\'s is a one-line error (exit 2)', async () => {
     const user = 65534;
     // A job of that user in the host namespace, mapping the same library.
-    const own = await startJob(['setpriv', `--reuid=${user}`, `--regid=${user}`, '--clear-groups', '--'], [lib(), 'dlopen', '-', '-', '0'], { PATH: '/usr/bin:/bin', HOME: '/nonexistent' });
+    const own = await startJob(['setpriv', `--reuid=${user}`, `--regid=${user}`, '--clear-groups', '--'], [lib(), HAVE_GCC ? 'dlopen' : 'mmap', '-', '-', '0'], { PATH: '/usr/bin:/bin', HOME: '/nonexistent' });
     const mine = cli(['explain', '--pid', String(own.pid), '--json'], { user });
     expect(mine.stderr).toBe('');
     expect(mine.json.versionSource).toContain(`mapped by process ${own.pid}`);

@@ -502,7 +502,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     });
   }
   for (const p of pairs) {
-    if (p.path === 'SYS') {
+    // A socket NIC moves host memory whatever its place: NET-010 / NET-001 say what matters there.
+    if (p.path === 'SYS' && !socketNets) {
       findings.push({
         id: 'TOPO-013',
         severity: 'warn',
