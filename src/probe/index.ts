@@ -171,7 +171,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
 
 /** The library the process has mapped goes first: it is the one running. */
 function addMapped(part: NcclLibraryPart, pid: number, m: MappedNccl): void {
-  const note = `process ${pid} has ${m.path} mapped (/proc/${pid}/maps${m.readThrough ? `; read through ${m.readThrough}` : ''})`;
+  const note = `/proc/${pid}/maps${m.readThrough ? `; read through ${m.readThrough}` : ''}`;
   const same = part.candidates.find((c) => c.path === m.path);
   if (same) {
     same.loadedBy = ['process', ...(same.loadedBy ?? [])];

@@ -79,7 +79,7 @@ export function scanProcesses(c: ScanCandidates = candidatePids()): PsScan {
       env: probeEnv(root, env, { uid: Number.isFinite(uid) ? uid : null }),
       resolutions: {},
       ncclLibrary: {
-        candidates: [{ path: mapped.path, version: mapped.version, via: `mapped by process ${pid}`, versionFrom: mapped.version ? 'binary' : null, versionText: mapped.versionText, loadedBy: ['process'], loadNotes: [`process ${pid} has it mapped (/proc/${pid}/maps${mapped.readThrough ? `; read through ${mapped.readThrough}` : ''})`], ...(mapped.static ? { static: true } : {}) }],
+        candidates: [{ path: mapped.path, version: mapped.version, via: `mapped by process ${pid}`, versionFrom: mapped.version ? 'binary' : null, versionText: mapped.versionText, loadedBy: ['process'], loadNotes: [`/proc/${pid}/maps${mapped.readThrough ? `; read through ${mapped.readThrough}` : ''}`], ...(mapped.static ? { static: true } : {}) }],
         searched: [],
       },
       warnings: net.warnings,

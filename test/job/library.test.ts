@@ -3,9 +3,11 @@
 // libtorch_cuda.so's RUNPATH, or NCCL linked into it), LD_LIBRARY_PATH and the
 // system's library; the version read from the library binary.
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readElf } from '../../src/probe/elf.js';
 import { parseLdCache, readLdCache } from '../../src/probe/loader.js';
 import { scanNcclVersion } from '../../src/probe/nccl-binary.js';
 import { probeNcclLibrary } from '../../src/probe/nccl-lib.js';
@@ -136,6 +138,26 @@ describe('the version as the library states it', () => {
     spawnSync('mkfifo', [join(d, 'fifo.so')]);
     expect(scanNcclVersion(join(d, 'dir.so')).found).toBeNull();
     expect(scanNcclVersion(join(d, 'fifo.so'))).toEqual({ found: null, why: 'not a regular file' });
+  });
+});
+
+describe('ELF headers read bounded: truncated or hostile files give fewer facts, never a throw', () => {
+  it('a real library, cut short at every size class, and random bytes behind an ELF magic', () => {
+    const libc = ['/usr/lib/x86_64-linux-gnu/libc.so.6', '/lib/x86_64-linux-gnu/libc.so.6', '/usr/lib/aarch64-linux-gnu/libc.so.6'].find((p) => existsSync(p))!;
+    const whole = readFileSync(libc);
+    expect(readElf(libc)?.dynamic?.soname).toBe('libc.so.6');
+    const d = tempDir('ncclx-elf-');
+    for (const n of [0, 4, 63, 64, 500, 4096, 65536, whole.length - 1]) {
+      writeFileSync(join(d, 'cut.so'), whole.subarray(0, n));
+      expect(() => readElf(join(d, 'cut.so'))).not.toThrow();
+      expect(scanNcclVersion(join(d, 'cut.so')).found).toBeNull();
+    }
+    for (let i = 0; i < 50; i++) {
+      const junk = randomBytes(256 + i * 97);
+      Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1]).copy(junk, 0);
+      writeFileSync(join(d, 'junk.so'), junk);
+      expect(() => readElf(join(d, 'junk.so'))).not.toThrow();
+    }
   });
 });
 
