@@ -11,6 +11,7 @@ import { registerExplainCommand } from './commands/explain.js';
 import { registerFixCommand } from './commands/fix.js';
 import { registerIbCommands } from './commands/ib.js';
 import { registerLogCommand } from './commands/log.js';
+import { registerPsCommand } from './commands/ps.js';
 import { registerTopoCommand } from './commands/topo.js';
 import { registerSnapshotCommand } from './commands/snapshot.js';
 import { UserError } from './model/errors.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerEnvCommand(program);
   registerLogCommand(program);
   registerTopoCommand(program);
+  registerPsCommand(program);
   return program;
 }
 

@@ -5,6 +5,8 @@ import { arpChecks } from './arp.js';
 import { candidateChecks } from './candidates.js';
 import { envChecks } from './env.js';
 import { gdrChecks } from './gdr.js';
+import { libraryChecks } from './library.js';
+import { networkChecks } from './network.js';
 import { qosChecks } from './qos.js';
 import { rdmaChecks } from './rdma.js';
 import { routingChecks } from './routing.js';
@@ -16,6 +18,8 @@ export const ALL_CHECKS: Check[] = [
   ...socketChecks,
   ...routingChecks,
   ...envChecks,
+  ...libraryChecks,
+  ...networkChecks,
   ...rdmaChecks,
   ...candidateChecks,
   ...arpChecks,

@@ -6,6 +6,7 @@
 
 import { maskBytes, parseIPv4, parseIPv6, sameUnderMask } from '../model/linux/ip.js';
 import { rdmaNetdevs } from '../model/linux/rdma-netdevs.js';
+import { mainTableLookup } from '../model/linux/route-lookup.js';
 import { captureFailure, commandEvidence, mainDefaults, NO_KERNEL_PART } from '../model/linux/routes.js';
 import type { Check, CheckContext } from '../model/doctor/types.js';
 import { linkOfSelected } from '../model/nccl/socket-links.js';
@@ -62,18 +63,30 @@ const routeTarget: Check = {
         continue;
       }
       const cmd = target.route;
+      let r: { dev?: string; gateway?: string; type?: string } | undefined;
       if (!cmd.ok) {
-        ev.push(commandEvidence(cmd, cmd.error));
-        if (!cmd.missing && UNREACHABLE.test(cmd.error)) {
-          const sev: Severity = variable === 'NCCL_COMM_ID' ? 'error' : 'warn';
-          out.push(result(sev, `no route to ${variable} host ${target.address}`, ev, variable === 'NCCL_COMM_ID' ? 'Every rank connects to the NCCL_COMM_ID address to bootstrap; without a route, initialisation fails.' : why, null));
-        } else {
-          out.push(unknownResult(`route to ${variable} host ${target.address}`, captureFailure(cmd), ev));
+        // iproute2 missing: the main table read from /proc answers, except for policy routing (said in the evidence).
+        const main = cmd.missing && cmd.from === 'live' && kernel.routes.ok && kernel.routes.from === 'proc' ? mainTableLookup(kernel.routes.data, ctx.snapshot.network.addresses, target.address) : undefined;
+        if (main === undefined) {
+          ev.push(commandEvidence(cmd, cmd.error));
+          if (!cmd.missing && UNREACHABLE.test(cmd.error)) {
+            const sev: Severity = variable === 'NCCL_COMM_ID' ? 'error' : 'warn';
+            out.push(result(sev, `no route to ${variable} host ${target.address}`, ev, variable === 'NCCL_COMM_ID' ? 'Every rank connects to the NCCL_COMM_ID address to bootstrap; without a route, initialisation fails.' : why, null));
+          } else {
+            out.push(unknownResult(`route to ${variable} host ${target.address}`, captureFailure(cmd), ev));
+          }
+          continue;
         }
-        continue;
+        ev.push(commandEvidence(kernel.routes, `longest prefix match for ${target.address} in the main table: ${main ? JSON.stringify(main) : 'no route'} (policy-routing rules cannot be read without iproute2)`));
+        if (!main) {
+          out.push(result(variable === 'NCCL_COMM_ID' ? 'error' : 'warn', `no route to ${variable} host ${target.address} in the main table`, ev, variable === 'NCCL_COMM_ID' ? 'Every rank connects to the NCCL_COMM_ID address to bootstrap; without a route, initialisation fails.' : why, null));
+          continue;
+        }
+        r = main;
+      } else {
+        r = cmd.data[0];
+        ev.push(commandEvidence(cmd, JSON.stringify(cmd.data)));
       }
-      const r = cmd.data[0];
-      ev.push(commandEvidence(cmd, JSON.stringify(cmd.data)));
       if (!r || !r.dev) {
         out.push(unknownResult(`route to ${variable} host ${target.address}`, '`ip route get` printed no device', ev));
         continue;

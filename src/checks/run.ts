@@ -3,14 +3,14 @@
 
 import type { Check, CheckContext, DoctorRun } from '../model/doctor/types.js';
 import type { CheckResult } from '../model/result/types.js';
-import { remedyForUnknown } from '../model/linux/remedies.js';
+import { remedyForUnknown, whereOf } from '../model/linux/remedies.js';
 
 export function runCheck(check: Check, ctx: CheckContext): CheckResult[] {
   try {
     const out = check.run(ctx);
     const list = Array.isArray(out) ? out : [out];
     // Every unknown says what would make it known.
-    return list.map((r) => ({ checkId: check.id, ...r, ...(r.severity === 'unknown' && !r.remediation ? { remediation: remedyForUnknown(r.summary, r.evidence.map((e) => e.value).join(' ')) } : {}) }));
+    return list.map((r) => ({ checkId: check.id, ...r, ...(r.severity === 'unknown' && !r.remediation ? { remediation: remedyForUnknown(r.summary, r.evidence.map((e) => e.value).join(' '), whereOf(ctx.snapshot)) } : {}) }));
   } catch (e) {
     const err = e instanceof Error ? e.message : String(e);
     return [
@@ -20,7 +20,7 @@ export function runCheck(check: Check, ctx: CheckContext): CheckResult[] {
         summary: `${check.title}: the check itself failed (${err})`,
         evidence: [{ kind: 'value', source: 'exception', value: e instanceof Error && e.stack ? e.stack.split('\n').slice(0, 3).join(' | ') : err }],
         why: 'ncclx could not evaluate this check, so it cannot say whether the node is healthy here.',
-        remediation: remedyForUnknown('the check itself failed', err),
+        remediation: remedyForUnknown('the check itself failed', err, whereOf(ctx.snapshot)),
       },
     ];
   }

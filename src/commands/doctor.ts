@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import { UserError } from '../model/errors.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { addCandidateOptions, addSourceOptions, addVersionOption, candidateOptions, list, readNode, sourceOf, type CandidateFlags, type SourceOptions } from './options.js';
+import { addCandidateOptions, addJobOptions, addSourceOptions, addVersionOption, candidateOptions, list, readNode, sourceOf, type CandidateFlags, type SourceOptions } from './options.js';
 import { terminalText } from '../report/display.js';
 import { maxOf } from '../model/list.js';
 
@@ -24,7 +24,7 @@ interface DoctorOptions extends SourceOptions, CandidateFlags {
 export function registerDoctorCommand(program: Command): void {
   addCandidateOptions(
     addVersionOption(
-      addSourceOptions(
+      addJobOptions(addSourceOptions(
         program
           .command('doctor')
           .description('run every check and report (plain report when stdout is not a TTY or with --no-tui)')
@@ -33,7 +33,7 @@ export function registerDoctorCommand(program: Command): void {
           .option('--only <ids>', 'run only these checks (comma list of ids or prefixes, e.g. SOCK,ARP-001)')
           .option('--skip <ids>', 'skip these checks (comma list of ids or prefixes)')
           .option('--list-checks', 'list every check with its id and exit'),
-      ),
+      )),
     ),
   )
     .option('--no-tui', 'plain report even on a terminal')

@@ -3,7 +3,7 @@
 
 import { Option, type Command } from 'commander';
 import { UserError } from '../model/errors.js';
-import { addCandidateOptions, addSourceOptions, addVersionOption, candidateOptions, readNode, type CandidateFlags, type SourceOptions } from './options.js';
+import { addCandidateOptions, addJobOptions, addSourceOptions, addVersionOption, candidateOptions, readNode, type CandidateFlags, type SourceOptions } from './options.js';
 
 interface EnvCommandOptions extends SourceOptions, CandidateFlags {
   format: string;
@@ -15,14 +15,14 @@ interface EnvCommandOptions extends SourceOptions, CandidateFlags {
 export function registerEnvCommand(program: Command): void {
   addCandidateOptions(
     addVersionOption(
-      addSourceOptions(
+      addJobOptions(addSourceOptions(
         program
           .command('env')
           .description('print the exports that make NCCL do the right thing on this node')
           .addOption(new Option('--format <format>', 'output format').choices(['bash', 'fish', 'dotenv', 'json', 'nccl-conf', 'k8s']).default('bash'))
           .option('--debug', 'add the NCCL debug bundle (NCCL_DEBUG, NCCL_DEBUG_SUBSYS, NCCL_DEBUG_FILE, NCCL_TOPO_DUMP_FILE)')
           .option('--peer-ifaces <list>', "the peer node's RDMA_PEER_IFACES (space- or comma-separated): advertise only the common set"),
-      ),
+      )),
     ),
     'RDMA_PEER_IFACES',
   ).action(async (opts: EnvCommandOptions) => {

@@ -5,7 +5,7 @@ import { Option, type Command } from 'commander';
 import { explain, type SocketOverrides } from '../model/nccl/explain.js';
 import { explainJson, renderExplain } from '../report/explain-text.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
+import { addJobOptions, addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
 import { terminalText } from '../report/display.js';
 
 interface ExplainOptions extends SourceOptions, SocketOverrides {
@@ -16,14 +16,14 @@ interface ExplainOptions extends SourceOptions, SocketOverrides {
 
 export function registerExplainCommand(program: Command): void {
   addVersionOption(
-    addSourceOptions(
+    addJobOptions(addSourceOptions(
       program
         .command('explain')
         .description('which interfaces NCCL will use for bootstrap, the socket transport and the IB OOB, and why')
         .option('--ifname <spec>', 'NCCL_SOCKET_IFNAME to model (overrides the environment)')
         .option('--comm-id <addr>', 'NCCL_COMM_ID to model (overrides the environment)')
         .addOption(new Option('--family <family>', 'NCCL_SOCKET_FAMILY to model (AF_INET or AF_INET6; other values are modelled as NCCL ignores them)')),
-    ),
+    )),
   )
     .option('--json', 'print JSON (schema in docs/explain-json.md)')
     .option('-v, --verbose', 'show every trace')

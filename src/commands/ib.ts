@@ -7,7 +7,7 @@ import { UserError } from '../model/errors.js';
 import type { IbOverrides } from '../model/nccl/ib-report.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
+import { addJobOptions, addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
 import { terminalText } from '../report/display.js';
 
 // The model and renderers load only when an ib command runs, so other commands start fast.
@@ -36,7 +36,7 @@ function overrides(o: IbOptions): IbOverrides {
 }
 
 function withOptions(cmd: Command): Command {
-  return addSourceOptions(
+  return addJobOptions(addSourceOptions(
     addVersionOption(
       cmd
         .option('--hca <spec>', 'NCCL_IB_HCA to model (overrides the environment)')
@@ -46,7 +46,7 @@ function withOptions(cmd: Command): Command {
       .option('--json', 'print JSON (schema in docs/ib-json.md)')
       .option('-v, --verbose', 'show every trace')
       .option('--no-color', 'no colour'),
-  );
+  ));
 }
 
 /**

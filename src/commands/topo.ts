@@ -8,7 +8,7 @@ import { LIMITS, readBounded } from '../probe/read-bounded.js';
 import type { TopoOverrides } from '../model/topo/report.js';
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';
-import { addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
+import { addJobOptions, addSourceOptions, addVersionOption, candidateOptions, DEFAULT_UPLINK_REGEX, readNode, type SourceOptions } from './options.js';
 
 interface TopoOptions extends SourceOptions {
   ncclVersion?: string;
@@ -23,7 +23,7 @@ interface TopoOptions extends SourceOptions {
 }
 
 export function registerTopoCommand(program: Command): void {
-  addSourceOptions(
+  addJobOptions(addSourceOptions(
     addVersionOption(
       program
         .command('topo')
@@ -33,7 +33,7 @@ export function registerTopoCommand(program: Command): void {
         .option('--pxn-disable', 'model NCCL_PXN_DISABLE=1 (no PXN through NVLink peers)')
         .option('--topo-file <xml>', 'model NCCL_TOPO_FILE=XML: an NCCL topology file or an NCCL_TOPO_DUMP_FILE dump, read as NCCL reads it'),
     ),
-  )
+  ))
     .option('--json', 'print JSON (schema in docs/topo-json.md)')
     .option('--xml', "print the topology as an NCCL_TOPO_FILE (NCCL's XML), e.g. for a container without /sys")
     .option('-v, --verbose', 'the NCCL log line of every decision, every GPU\'s PCI parents')

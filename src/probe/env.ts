@@ -10,15 +10,15 @@ import type { Root } from './root.js';
 import { UserError } from '../model/errors.js';
 import { LIMITS, limitText } from './read-bounded.js';
 
-function passwdHome(root: Root): string | null {
-  if (root.isLive) {
+function passwdHome(root: Root, uidOf: number | null | undefined): string | null {
+  if (root.isLive && uidOf === undefined) {
     try {
       return userInfo().homedir || null;
     } catch {
       return null;
     }
   }
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const uid = uidOf ?? (typeof process.getuid === 'function' ? process.getuid() : 0);
   const passwd = root.readTrim('/etc/passwd');
   if (!passwd) return null;
   for (const line of passwd.split('\n')) {
@@ -28,7 +28,9 @@ function passwdHome(root: Root): string | null {
   return null;
 }
 
-export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv, warnings?: ProbeWarning[]): EnvPart {
+/** `uid`: whose passwd home to read (--pid: the process's owner, in its own /etc/passwd); `warnings`: what was left out. */
+export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv, o: { uid?: number | null; warnings?: ProbeWarning[] } = {}): EnvPart {
+  const warnings = o.warnings;
   const vars: Record<string, string> = {};
   let kept = 0;
   for (const [k, v] of Object.entries(processEnv)) {
@@ -43,7 +45,7 @@ export function probeEnv(root: Root, processEnv: NodeJS.ProcessEnv, warnings?: P
   }
   // A home directory is a path (PATH_MAX); a longer one can hold no conf file NCCL could open.
   const path = (p: string | null | undefined) => (p === null || p === undefined || p.length >= BOUNDS.path ? null : p);
-  const home = { passwd: path(passwdHome(root)), env: path(processEnv['HOME']) };
+  const home = { passwd: path(passwdHome(root, o.uid)), env: path(processEnv['HOME']) };
   const wanted: { path: string; role: ConfRole }[] = [];
   if (vars['NCCL_CONF_FILE']) wanted.push({ path: vars['NCCL_CONF_FILE'], role: 'NCCL_CONF_FILE' });
   if (home.passwd) wanted.push({ path: `${home.passwd.replace(/\/+$/, '')}/.nccl.conf`, role: 'home-passwd' });

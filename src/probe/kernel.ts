@@ -25,6 +25,7 @@ import type { EnvPart, HostResolution, NetworkPart } from '../model/snapshot/typ
 import { BOUNDS, clip } from './bound.js';
 import { bool, checkedArray, depthOf, ifname, int, shapeProblem, str, u32, type Shape } from './records.js';
 import type { Root } from './root.js';
+import { parseIpv6Route, parseProcRoute, routesAsIproute } from './proc-net.js';
 import type { CommandSpec, Runner } from './runner.js';
 
 export const CONF_DIR = '/proc/sys/net/ipv4/conf';
@@ -48,6 +49,27 @@ export interface KernelProbeInput {
   network: NetworkPart;
   env: EnvPart;
   resolutions: Record<string, HostResolution>;
+  /** /proc/net of the network namespace reasoned about (/proc/PID/net for --pid). */
+  procNet?: string;
+  /** --pid in another network namespace: its /proc/sys/net values, read inside it (they are per reader's namespace). */
+  sysctls?: Map<string, string> | null;
+}
+
+/**
+ * `ip route show table all` when iproute2 runs; when it is not installed, the
+ * main table from /proc/net/route and /proc/net/ipv6_route (other tables are
+ * not in /proc: checks that need them stay unknown and say so).
+ */
+function routesOrProc(root: Root, c: Captured<IpRouteJson[]>, procNet: string): Captured<IpRouteJson[]> {
+  if (c.ok || !c.missing || (!root.isLive && !root.exists(`${procNet}/route`))) return c;
+  const v4 = root.readTrim(`${procNet}/route`);
+  const v6 = root.readTrim(`${procNet}/ipv6_route`);
+  if (v4 === null && v6 === null) return c;
+  const data = routesAsIproute(parseProcRoute(v4 ?? ''), parseIpv6Route(v6 ?? ''));
+  const record = `${procNet}/route and ${procNet}/ipv6_route (main table only)`;
+  // The same bound as iproute2's output (BOUNDS.routes, docs/snapshot.md "Limits").
+  if (data.length > BOUNDS.routes) return { argv: c.argv, record, from: 'proc', ok: false, error: `more than ${BOUNDS.routes} routes`, missing: false };
+  return { argv: c.argv, record, from: 'proc', ok: true, data };
 }
 
 function proc(root: Root, p: string): ProcRead {
@@ -55,9 +77,9 @@ function proc(root: Root, p: string): ProcRead {
   return r.ok ? r.value.replace(/\n$/, '') : { error: r.error };
 }
 
-function readConf(root: Root, name: string): ConfValues {
+function readConf(read: (p: string) => ProcRead, name: string): ConfValues {
   const out = {} as ConfValues;
-  for (const k of CONF_KEYS) out[k] = proc(root, `${CONF_DIR}/${name}/${k}`);
+  for (const k of CONF_KEYS) out[k] = read(`${CONF_DIR}/${name}/${k}`);
   return out;
 }
 
@@ -183,9 +205,11 @@ function resolveTarget(host: string, resolutions: Record<string, HostResolution>
 }
 
 export function probeKernel(root: Root, runner: Runner, input: KernelProbeInput): KernelPart {
+  const sysctls = input.sysctls;
+  const read = sysctls ? (p: string): ProcRead => sysctls.get(p)?.replace(/\n$/, '') ?? { error: sysctls.size ? 'ENOENT' : 'not read (its network namespace could not be entered)' } : (p: string) => proc(root, p);
   const conf: Record<string, ConfValues> = {};
   for (const name of ['all', 'default', ...input.network.links.map((l) => l.name)]) {
-    if (!conf[name]) conf[name] = readConf(root, name);
+    if (!conf[name]) conf[name] = readConf(read, name);
   }
   const asked = new Map<string, Captured<IpRouteJson[]>>();
   const routeTargets: RouteTarget[] = targetValues(input.env).map((t) => {
@@ -201,9 +225,9 @@ export function probeKernel(root: Root, runner: Runner, input: KernelProbeInput)
   });
   return {
     conf,
-    localPortRange: proc(root, '/proc/sys/net/ipv4/ip_local_port_range'),
+    localPortRange: read('/proc/sys/net/ipv4/ip_local_port_range'),
     rules: capture(runner, KERNEL_COMMANDS.rules, (s) => jsonArray<IpRuleJson>(s, BOUNDS.rules, 'rules', RULE)),
-    routes: capture(runner, KERNEL_COMMANDS.routes, (s) => jsonArray<IpRouteJson>(s, BOUNDS.routes, 'routes', ROUTE)),
+    routes: routesOrProc(root, capture(runner, KERNEL_COMMANDS.routes, (s) => jsonArray<IpRouteJson>(s, BOUNDS.routes, 'routes', ROUTE)), input.procNet ?? '/proc/net'),
     routeTargets,
     qdiscs: capture(runner, KERNEL_COMMANDS.qdiscs, (s) => jsonArray<TcQdiscJson>(s, BOUNDS.qdiscs, 'qdiscs', QDISC)),
     nft: capture(runner, KERNEL_COMMANDS.nft, summariseNft),

@@ -8,6 +8,7 @@ import type { AddressInfo, LinkFlag, LinkInfo, NetworkPart, ProbeWarning } from 
 import { BOUNDS, clip, firstOf, intIn, plausibleName } from './bound.js';
 import type { Root } from './root.js';
 import type { Runner } from './runner.js';
+import { networkFromProc, parseProcNetDev } from './proc-net.js';
 
 export const IP_ADDR_COMMAND = { argv: ['ip', '-j', '-d', 'addr', 'show'], record: 'ip-addr.json' } as const;
 
@@ -157,49 +158,27 @@ export function linksFromSysfs(root: Root, warnings?: ProbeWarning[]): LinkInfo[
   return links.sort((a, b) => a.ifindex - b.ifindex);
 }
 
-/** Last resort: Node's view, which lists only links that are UP and RUNNING. */
-export function networkFromNode(): NetworkPart {
-  const ifs = networkInterfaces();
-  const links: LinkInfo[] = [];
-  const v4: AddressInfo[] = [];
-  const v6: AddressInfo[] = [];
-  let idx = 0;
-  for (const [name, addrs] of Object.entries(ifs)) {
-    idx++;
-    const list = addrs ?? [];
-    const loop = list.some((a) => a.internal);
-    links.push({
-      ifindex: idx,
-      name,
-      kind: null,
-      linkType: loop ? 'loopback' : 'ether',
-      master: null,
-      mtu: null,
-      mac: list[0]?.mac ?? null,
-      operstate: loop ? 'UNKNOWN' : 'UP',
-      flags: loop ? ['UP', 'LOOPBACK', 'RUNNING', 'LOWER_UP'] : ['UP', 'BROADCAST', 'RUNNING', 'MULTICAST', 'LOWER_UP'],
-    });
-    for (const a of list) {
-      const v6a = a.family === 'IPv6';
-      const prefixlen = Number(a.cidr?.split('/')[1] ?? (v6a ? 128 : 32));
-      const info: AddressInfo = {
-        name,
-        link: name,
-        ifindex: idx,
-        family: v6a ? 'AF_INET6' : 'AF_INET',
-        address: a.address,
-        prefixlen,
-        scope: v6a && a.scopeid ? 'link' : loop ? 'host' : 'global',
-        scopeId: v6a ? a.scopeid ?? 0 : 0,
-        flags: [],
-      };
-      (v6a ? v6 : v4).push(info);
-    }
+/**
+ * What NCCL's socket transport reads per interface (NCCL v2.30.7 src/transport/net_socket.cc, the device
+ * properties): /sys/class/net/<if>/speed (unreadable or ≤ 0: NCCL assumes 10 Gb/s) and the realpath of
+ * /sys/class/net/<if>/device, which places the NIC in the topology. `sysRoot`'s sysfs must show the links' namespace.
+ */
+export function withSysfsFacts(sysRoot: Root, part: NetworkPart): NetworkPart {
+  for (const l of part.links) {
+    const base = `/sys/class/net/${l.name}`;
+    if (!sysRoot.exists(base)) continue;
+    const speed = Number(sysRoot.readTrim(`${base}/speed`) ?? 'NaN');
+    l.speedMbps = Number.isInteger(speed) && speed > 0 ? speed : null;
+    l.device = sysRoot.exists(`${base}/device`) ? sysRoot.realpath(`${base}/device`) : null;
   }
-  return { source: 'os.networkInterfaces', links, addresses: [...v4, ...v6] };
+  return part;
 }
 
 export function probeNetwork(root: Root, runner: Runner, warnings: ProbeWarning[]): NetworkPart {
+  return withSysfsFacts(root, readNetwork(root, runner, warnings));
+}
+
+function readNetwork(root: Root, runner: Runner, warnings: ProbeWarning[]): NetworkPart {
   const r = runner.run(IP_ADDR_COMMAND);
   if (r.ok) {
     try {
@@ -208,17 +187,25 @@ export function probeNetwork(root: Root, runner: Runner, warnings: ProbeWarning[
     } catch (e) {
       warnings.push({ source: 'network', message: `cannot parse ip -j addr output: ${(e as Error).message}` });
     }
-  } else {
+  } else if (!root.isLive) {
     warnings.push({ source: 'network', message: r.error });
   }
-  if (!root.isLive) {
-    const links = linksFromSysfs(root, warnings);
-    warnings.push({ source: 'network', message: `no recorded 'ip -j -d addr show' output under ${root.dir}/commands/ip-addr.json: links come from sysfs and no addresses are known` });
-    return { source: 'sysfs', links, addresses: [] };
+  // Without iproute2: /proc/net and /sys (src/probe/proc-net.ts); getifaddrs() through node:os on the node itself.
+  if (root.isLive || root.exists('/proc/net/dev')) {
+    const net = networkFromProc({ root, procNet: '/proc/net', sysfsLinks: sysfsOfThisNamespace(root, parseProcNetDev(root.readTrim('/proc/net/dev') ?? '')), ifaddrs: root.isLive ? networkInterfaces() : null });
+    const why = r.ok ? "'ip -j -d addr show' printed what ncclx cannot read" : root.isLive ? `iproute2 'ip' is not available (${r.error})` : `no recorded 'ip -j -d addr show' output under ${root.dir}/commands/ip-addr.json`;
+    warnings.push({ source: 'network', message: `${why}: links from /sys/class/net, addresses from ${root.isLive ? 'getifaddrs() (node:os) and ' : ''}/proc/net (${net.limits.join('; ')})` });
+    return net.part;
   }
-  warnings.push({
-    source: 'network',
-    message: "iproute2 'ip' is not available: using os.networkInterfaces(), which hides links that are down or without carrier (install iproute2 for a faithful view)",
-  });
-  return networkFromNode();
+  const links = linksFromSysfs(root, warnings);
+  warnings.push({ source: 'network', message: `no recorded 'ip -j -d addr show' output under ${root.dir}/commands/ip-addr.json: links come from sysfs and no addresses are known` });
+  return { source: 'sysfs', links, addresses: [] };
+}
+
+/** /sys/class/net's links under `sysRoot` when that sysfs shows the namespace whose /proc/net/dev lists `names`, else null. */
+export function sysfsOfThisNamespace(sysRoot: Root, names: string[]): LinkInfo[] | null {
+  const sys = linksFromSysfs(sysRoot);
+  if (names.length === 0) return sys.length ? sys : null;
+  const same = names.length === sys.length && names.every((n) => sys.some((l) => l.name === n));
+  return same ? sys : null;
 }

@@ -21,5 +21,5 @@ export function loadSnapshot(file: string): NodeSnapshot {
   } catch (e) {
     throw new SnapshotError(file, `not JSON (${(e as Error).message})`);
   }
-  return validateSnapshot(data, file);
+  return { ...validateSnapshot(data, file), loadedFrom: file };
 }

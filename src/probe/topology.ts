@@ -61,7 +61,8 @@ function nvlinkStatus(runner: Runner | undefined, gpus: number): TopoPart['nvlin
   return parsed ? { gpus: parsed, source: r.from === 'live' ? 'nvidia-smi nvlink -s' : 'commands/nvidia-smi-nvlink-s.txt' } : null;
 }
 
-export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner, topoFilePaths: string[] = [], warnings?: ProbeWarning[]): TopoPart {
+/** `netdevPaths`: realpaths of /sys/class/net/<if>/device, which the socket transport's NICs are placed at. */
+export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | undefined, runner?: Runner, topoFilePaths: string[] = [], netdevPaths: string[] = [], warnings?: ProbeWarning[]): TopoPart {
   const byBdf = new Map<string, TopoFunction>();
   const addPath = (real: string) => {
     if (!real.startsWith('/sys/devices/')) return;
@@ -106,6 +107,7 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
     // NCCL places the NIC at its folded path (multi-port and VF merging, §2.3): read those functions too.
     for (const f of d.device.folded ?? []) if (f.exists) addPath(root.realpath(f.path) ?? f.path);
   }
+  for (const p of netdevPaths) addPath(p);
   const numaNodes = root
     .list('/sys/devices/system/node')
     .filter((n) => /^node\d{1,4}$/.test(n) && Number(n.slice(4)) < BOUNDS.numaNodes)

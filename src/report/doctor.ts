@@ -97,7 +97,8 @@ function groupLines(g: Group, s: Style, o: { evidence: number; shown: Set<string
  */
 export function renderDoctorText(run: DoctorRun, s: Style, verbose: boolean): string {
   const h = header(run);
-  const out: string[] = [`${s.bold('ncclx doctor')} — ${h.host} — NCCL ${h.version} ${s.dim(`(${h.source}${verbose ? `; profile ${h.profile}` : ''})`)}`, ''];
+  const proc = run.context.snapshot.process;
+  const out: string[] = [`${s.bold('ncclx doctor')} — ${h.host}${proc ? ` — process ${proc.pid}` : ''} — NCCL ${h.version} ${s.dim(`(${h.source}${verbose ? `; profile ${h.profile}` : ''})`)}`, ''];
   const byId = new Map(run.checks.map((c) => [c.id, c] as const));
   const families = [...new Set(run.checks.map((c) => c.family))];
   for (const fam of families) {
@@ -132,6 +133,8 @@ export function doctorJson(run: DoctorRun) {
     profile: h.profile,
     versionSource: h.source,
     versionBeyondModel: run.context.reasoning.choice.beyond,
+    // --pid: the process reasoned about (docs/ps-json.md).
+    process: run.context.snapshot.process ?? null,
     summary: countResults(run.results),
     exitCode: exitCodeFor(run.results),
     results: run.results.map((r) => ({

@@ -49,6 +49,7 @@ export function renderFinding(f: Finding, s: Style): string[] {
 export function renderExplain(r: ExplainReport, s: Style, verbose: boolean): string {
   const out: string[] = [];
   out.push(`${s.bold('ncclx explain')} — ${r.host}`);
+  if (r.process) out.push(`Process ${r.process.pid} (${r.process.command.replace(/\s+/g, ' ')}): its environment and files; network namespace ${r.process.netns ?? '?'} read from ${r.process.networkFrom}`);
   out.push(`NCCL ${r.ncclVersion} ${s.dim(`(profile ${r.profile})`)}; version from ${r.versionSource}`);
   const inputs = Object.entries(r.inputs)
     .map(([k, v]) => (v.value === null ? `${k} unset` : `${k}=${JSON.stringify(v.value)} ${s.dim(`(${v.source})`)}`))

@@ -71,10 +71,10 @@ describe('NCCL library detection', () => {
 });
 
 describe('without iproute2', () => {
-  it('falls back to os.networkInterfaces() and warns that down links are invisible', () => {
+  it('falls back to /sys, getifaddrs() through node:os and /proc/net, and says what those cannot show (test/job/no-tools.test.ts compares them with ip)', () => {
     const r = spawnSync(process.execPath, [CLI, 'explain', '--json', '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: '/nonexistent' } });
     const j = JSON.parse(r.stdout);
-    expect(j.warnings.join('\n')).toMatch(/os\.networkInterfaces\(\), which hides links that are down/);
+    expect(j.warnings.join('\n')).toMatch(/iproute2 'ip' is not available \(ip -j -d addr show: ENOENT\): links from \/sys\/class\/net, addresses from getifaddrs\(\) \(node:os\) and \/proc\/net \(.*qdiscs are not shown in \/proc\)/);
     // What it sees is what node:os sees (lo at least, which the automatic cascade ends on).
     const seen = new Set(Object.entries(networkInterfaces()).flatMap(([n, as]) => (as ?? []).map((a) => `${n} ${a.address}`)));
     expect(j.socket.selected.length).toBeGreaterThan(0);

@@ -159,10 +159,11 @@ const EXPECTED: Record<string, Expected> = {
     },
   },
   efa: {
-    exit: 0,
+    exit: 1,
     notOk: {
       'IB-018:info': 1, // the IB transport keeps nothing (link layer Unknown): sockets or the OFI plugin
       'IB-022:info': 1, // four EFA devices with link layer Unknown
+      'NET-001:error': 1, // the tree has no aws-ofi-nccl: NCCL would run between nodes over TCP on ens5
     },
   },
   'roce-healthy': {

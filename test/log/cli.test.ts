@@ -256,7 +256,7 @@ describe('bad input: one line naming it, exit 2, bounded', () => {
   it('--host without a node to predict for is refused before the log is read', () => {
     const f = join(tmp, 'bin2.log');
     writeFileSync(f, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0]));
-    expect(bad([f, '--host', 'n1'])).toMatch(/--host and --nccl-version apply to the prediction: add --here, --snapshot or --root/);
+    expect(bad([f, '--host', 'n1'])).toMatch(/--host and --nccl-version apply to the prediction: add --here, --snapshot, --root or --pid/);
   });
   it('no NCCL lines', () => {
     const f = join(tmp, 'train.log');

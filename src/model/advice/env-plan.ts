@@ -26,6 +26,7 @@ import { siteIntendedDscp } from '../linux/dscp.js';
 import { isIPv6Loopback, parseIPv6 } from '../linux/ip.js';
 import { rdmaNetdevs } from '../linux/rdma-netdevs.js';
 import { defaultRouteLinks } from '../linux/routes.js';
+import { describePlugin, netInputsOf, netVerdict } from '../nccl/net-plugin.js';
 import { parseNcclInt } from '../nccl/cint.js';
 import { integerFindings, unknownVarFindings } from '../nccl/env-findings.js';
 import { gdrLevelFinding } from '../nccl/gdr.js';
@@ -402,6 +403,10 @@ export function envPlan(ctx: CheckContext, o: EnvOptions): EnvPlan {
     kept = x.common;
   }
   const kind = ibVars(ctx, b, new Set(kept));
+  // The network between nodes, as the doctor's NET checks judge it (model/nccl/net-plugin.ts): said, never overridden.
+  const net = ctx.memo('netVerdict', () => netVerdict(netInputsOf(ctx.snapshot, ctx.reasoning, ctx.selection)));
+  b.plan.summary.push(`network: ${net.decision.network}${net.decision.plugin ? ` (${describePlugin(net.decision.plugin)})` : ''}`);
+  for (const f of net.findings) if (f.severity !== 'info') b.plan.notes.push(`${f.id}: ${f.message}`);
   // The DSCP the site marks on the RDMA netdevs and NCCL's links: RoCE's class is NCCL_IB_TC = DSCP × 4.
   const nics = new Set([...rdmaNetdevs(ctx.snapshot).map((r) => r.netdev), ...socketLinks(ctx.snapshot, ctx.selection), ...names]);
   const dscp = siteIntendedDscp(ctx.snapshot.kernel, nics);

@@ -23,7 +23,9 @@ export function captureFailure(c: Captured<unknown>): string {
   return c.missing ? `\`${c.argv[0]}\` is not installed (${c.error})` : `\`${commandLine(c)}\` failed: ${c.error}`;
 }
 
-export function commandEvidence(c: { argv: string[] }, value: string): Evidence {
+export function commandEvidence(c: { argv: string[]; from?: string; record?: string }, value: string): Evidence {
+  // Read from /proc because the tool is missing: the evidence is the file, not a command that never ran.
+  if (c.from === 'proc') return { kind: 'file', source: `${c.record} (${c.argv[0]} is not installed)`, value };
   return { kind: 'command', source: commandLine(c), value };
 }
 

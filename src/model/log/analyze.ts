@@ -38,6 +38,8 @@ export interface HostFacts {
   ibNoDevice: boolean;
   ibOob: Endpoint | null;
   netPlugin: string | null;
+  /** The log says NCCL found no external net plugin (`NET/Plugin : No plugin found`, `Could not find: libnccl-net.so`). */
+  pluginMissing: boolean;
   transport: string | null;
   env: Record<string, string>;
   /** GID index per NCCL IB device index (`IbDev n Port p … GID g`). */
@@ -241,7 +243,7 @@ function addNew<T>(to: Record<string, T>, from: Record<string, T>): void {
 }
 
 function newHost(host: string): HostState {
-  return { host, pids: new Set(), ncclVersion: null, bootstrap: null, socket: null, ib: null, ibNoDevice: false, ibOob: null, netPlugin: null, transport: null, env: {}, gidIndex: {}, gdr: [], problems: new Map() };
+  return { host, pids: new Set(), ncclVersion: null, bootstrap: null, socket: null, ib: null, ibNoDevice: false, ibOob: null, netPlugin: null, pluginMissing: false, transport: null, env: {}, gidIndex: {}, gdr: [], problems: new Map() };
 }
 
 export class LogCollector {
@@ -778,6 +780,7 @@ export class LogCollector {
         h.ibOob = ph.ibOob;
       }
       h.ibNoDevice ||= ph.ibNoDevice;
+      h.pluginMissing ||= ph.pluginMissing;
       h.netPlugin ??= ph.netPlugin;
       h.transport ??= ph.transport;
       addNew(h.env, ph.env);
@@ -951,6 +954,7 @@ export class LogCollector {
         if (!h.gdr.some((g) => g.hca === f.hca) && h.gdr.length < MAX_PER_HOST) h.gdr.push({ hca: f.hca, name: f.name, enabled: f.enabled });
         break;
       case 'plugin-missing':
+        h.pluginMissing = true;
         break;
     }
   }

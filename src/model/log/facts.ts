@@ -294,7 +294,7 @@ export function factOf(msg: string): Fact | null {
       if (msg.startsWith('NET/Plugin')) {
         const l = /Loaded (?:net )?plugin (.+?)(?: \(v\d+\))?\.?$/.exec(msg);
         if (l && !/collnet/i.test(msg)) return { kind: 'plugin', name: clip(l[1]!) };
-        if (/No plugin found|Could not find/i.test(msg)) return { kind: 'plugin-missing', text: msg };
+        if (/No plugin found|Could not find|Using internal network plugin/i.test(msg)) return { kind: 'plugin-missing', text: msg };
         return null;
       }
       const d = GDR_HCA.exec(msg);

@@ -81,7 +81,7 @@ const S = {
   ibNoDevice: {
     id: 'ib-no-device', severity: 'warn', title: 'NET/IB : No device found — NCCL falls back to sockets',
     meaning: 'the IB transport found no usable RDMA port, so NCCL uses TCP sockets without a warning: every inter-node byte goes over the socket transport',
-    causes: ['NCCL_IB_HCA matches no device (a typo, names from another node, `=` with a wrong port)', 'no port is ACTIVE, or its link layer is neither InfiniBand nor Ethernet', 'the container has no /dev/infiniband or libibverbs', 'NCCL_IB_DISABLE=1'],
+    causes: ['NCCL_IB_HCA matches no device (a typo, names from another node, `=` with a wrong port)', 'no port is ACTIVE, or its link layer is neither InfiniBand nor Ethernet', 'the container has no /dev/infiniband or libibverbs', 'NCCL_IB_DISABLE=1', 'the fabric is one only a net plugin drives (AWS EFA: aws-ofi-nccl; Google gIB, TCPX/TCPXO) and the plugin did not load', 'the node has no RDMA device at all: sockets are all there is'],
     next: ['`ncclx ib` on this node: every device and port, and why NCCL keeps or drops it', 'set NCCL_NET=IB to make the fallback an error instead of a silent slowdown'],
     reports: ['mc-ib-hca-down-device', 'mc-ib-hca-prefix-mlx5_1-matches-mlx5_1x'],
   },

@@ -3,11 +3,12 @@
 
 import { effectiveEnv, originLabel, withFlags, type EffectiveEnv } from './conf.js';
 import { selectIbDevices } from './ib.js';
+import { libraryFindings } from './library.js';
 import { socketFindings, type Finding } from './socket-findings.js';
 import { selectSocketInterfaces, type ConsumerResult, type SocketContext } from './socket.js';
 import { chooseVersion } from './version-choice.js';
 import { profileFor, versionString, type Profile, type VersionBeyond, type VersionChoice } from './versions.js';
-import type { NodeSnapshot } from '../snapshot/types.js';
+import type { NodeSnapshot, ProcessView } from '../snapshot/types.js';
 
 export interface SocketOverrides {
   ifname?: string;
@@ -23,6 +24,8 @@ export interface ExplainReport {
   /** Set when the version is newer than the newest modelled release (docs/explain-json.md). */
   versionBeyondModel: VersionBeyond | null;
   host: string;
+  /** --pid: the process reasoned about (its environment, NCCL, conf files and network namespace). */
+  process: ProcessView | null;
   inputs: Record<string, { value: string | null; source: string }>;
   bootstrap: ConsumerResult;
   socket: ConsumerResult;
@@ -81,7 +84,8 @@ export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): Explai
   const { choice, profile, env, socketCtx } = reasoningContext(snapshot, o);
   const selection = selectSocketInterfaces(socketCtx);
   const ibOob = { ...selection.ibOob, log: ibOobLog(snapshot, profile, env.vars, selection.ibOob) };
-  const findings = socketFindings({ ctx: socketCtx, selection, env, versionAssumed: choice.assumed });
+  // The NCCL libraries' findings (LIB-*) only when the version was detected: --nccl-version settles which NCCL is modelled.
+  const findings = [...socketFindings({ ctx: socketCtx, selection, env, versionAssumed: choice.assumed }), ...(o.ncclVersion === undefined ? libraryFindings(snapshot.ncclLibrary, snapshot.env.process) : [])];
   const inputs: ExplainReport['inputs'] = {};
   for (const v of INPUT_VARS) {
     if (v === 'NCCL_SOCKET_IPADDR_PREFIX' && !profile.ipaddrPrefix) continue;
@@ -93,6 +97,7 @@ export function explain(snapshot: NodeSnapshot, o: SocketOverrides = {}): Explai
     versionSource: choice.source,
     versionBeyondModel: choice.beyond,
     host: snapshot.host.hostname,
+    process: snapshot.process ?? null,
     inputs,
     bootstrap: selection.bootstrap,
     socket: selection.socket,

@@ -2,6 +2,7 @@
 // on the node, else the newest known release (and say so).
 
 import type { NodeSnapshot } from '../snapshot/types.js';
+import { modelledLibrary, ownerOf, versionEvidence } from './library.js';
 import { beyondModel, firstPatchKnown, NEWEST_KNOWN, parseVersion, versionString, type VersionChoice } from './versions.js';
 
 export function chooseVersion(flag: string | undefined, snapshot: Pick<NodeSnapshot, 'ncclLibrary'>): VersionChoice {
@@ -17,13 +18,15 @@ export function chooseVersion(flag: string | undefined, snapshot: Pick<NodeSnaps
     return { version, source: `--nccl-version ${flag}${read}${beyond ? `; ${beyond.note}` : ''}`, assumed: false, beyond };
   }
   const found = snapshot.ncclLibrary.candidates.filter((c) => c.version !== null);
-  const first = found[0];
-  if (first) {
-    const others = [...new Set(found.slice(1).map((c) => c.version))].filter((v) => v !== first.version);
-    const more = others.length ? `; other versions on this node: ${others.join(', ')}` : '';
+  const chosen = modelledLibrary(snapshot.ncclLibrary);
+  if (chosen) {
+    const first = chosen.candidate;
+    const others = [...new Map(found.filter((c) => c.version !== first.version).map((c) => [c.version, c])).values()];
+    const more = others.length ? `; other versions on this node: ${others.map((c) => `${c.version} (${ownerOf(c).replace(/ [^ ]+$/, '')}, ${c.path})`).join(', ')}` : '';
     const version = parseVersion(first.version!);
     const beyond = beyondModel(version);
-    return { version, source: `${first.path} (${first.via})${more}${beyond ? `; ${beyond.note}` : ''}`, assumed: false, beyond };
+    const how = first.versionFrom === undefined ? '' : `; ${versionEvidence(first)}`;
+    return { version, source: `${first.path} (${first.via}${how}); ${chosen.why}${more}${beyond ? `; ${beyond.note}` : ''}`, assumed: false, beyond };
   }
   const unversioned = snapshot.ncclLibrary.candidates[0];
   const why = unversioned ? `found ${unversioned.path} but could not tell its version` : 'no NCCL library found on this node';

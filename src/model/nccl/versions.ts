@@ -181,6 +181,23 @@ export interface Profile {
   logsBootstrap: boolean;
   /** ≥ 2.6.4: init prints `Using network <name>`; before, a log names the transport only through what it lists. */
   logsNetwork: boolean;
+
+  // Net plugins (src/plugin/net.cc and plugin_open.cc ≥ 2.26.2; src/net.cc 2.12–2.25; src/init.cc before).
+  /**
+   * The libraries NCCL dlopens for NCCL_NET_PLUGIN=X: 'ignored' (< 2.11.4: only libnccl-net.so), 'suffix'
+   * (2.11.4–2.20.x: libnccl-net-X.so), 'name-then-suffix' (2.21.5–2.26.x: X, then libnccl-net-X.so), 'lib-or-suffix'
+   * (2.27.3: X when it looks like lib….so, else libnccl-net-X.so), 'name-then-suffix-unless-lib' (≥ 2.27.5: X, then
+   * libnccl-net-X.so unless X has a '/' or looks like lib….so).
+   */
+  netPluginNames: 'ignored' | 'suffix' | 'name-then-suffix' | 'lib-or-suffix' | 'name-then-suffix-unless-lib';
+  /** ≥ 2.27.3: NCCL_NET_PLUGIN is a comma list (at most 14 entries); the first that loads and initialises wins; set but empty loads none. */
+  netPluginList: boolean;
+  /** ≥ 2.28.3: NCCL_NET_PLUGIN=none (any case) loads no external plugin. */
+  netPluginNone: boolean;
+  /** Net plugin API versions this NCCL looks for (ncclNetPlugin_vN symbols), newest first. */
+  netPluginApis: number[];
+  /** The INFO line when no plugin library is found. */
+  netPluginMissingLog: string;
 }
 
 /** What a release does when placing a vNIC in its topology (Profile.vnic). */
@@ -268,7 +285,36 @@ export function profileFor(v: NcclVersion): Profile {
     netNotFoundLog: ge('2.27.3') ? 'Failed to initialize any NET plugin' : 'Error: network %s not found.',
     logsBootstrap: ge('2.4.8'),
     logsNetwork: ge('2.6.4'),
+    netPluginNames: ge('2.27.5') ? 'name-then-suffix-unless-lib' : ge('2.27.3') ? 'lib-or-suffix' : ge('2.21.5') ? 'name-then-suffix' : ge('2.11.4') ? 'suffix' : 'ignored',
+    netPluginList: ge('2.27.3'),
+    netPluginNone: ge('2.28.3'),
+    netPluginApis: pluginApis(ge),
+    netPluginMissingLog: ge('2.28.3')
+      ? 'NET/Plugin: Could not find: %s'
+      : ge('2.26.2')
+        ? 'NET/Plugin: Could not find: %s. '
+        : ge('2.24.3')
+          ? 'NET/Plugin: Could not find: %s. Using internal network plugin.'
+          : ge('2.21.5')
+            ? 'NET/Plugin: Using internal network plugin.'
+            : 'NET/Plugin : No plugin found (%s), using internal implementation',
   };
+}
+
+/** ncclNetPlugin_vN symbols each release looks for (the net plugin loaders of NCCL 2.4.8 … 2.30.7). */
+function pluginApis(ge: (v: string) => boolean): number[] {
+  const span = (hi: number, lo: number) => Array.from({ length: hi - lo + 1 }, (_, i) => hi - i);
+  if (ge('2.30.3')) return span(12, 6);
+  if (ge('2.28.3')) return span(11, 6);
+  if (ge('2.26.2')) return span(10, 6);
+  if (ge('2.24.3')) return span(9, 5);
+  if (ge('2.20.3')) return span(8, 5);
+  if (ge('2.19.1')) return span(7, 5);
+  if (ge('2.13.4')) return span(6, 4);
+  if (ge('2.12.7')) return span(5, 4);
+  if (ge('2.8.3')) return [4];
+  if (ge('2.6.4')) return [3];
+  return [2];
 }
 
 /**

@@ -11,11 +11,12 @@ export type FindingSeverity = 'error' | 'warn' | 'info';
 
 export const SEVERITY_RANK: Record<Severity, number> = { na: 0, ok: 1, info: 2, unknown: 3, warn: 4, error: 5 };
 
-export type Family = 'socket' | 'env' | 'rdma' | 'arp' | 'candidates' | 'qos' | 'gdr' | 'topology';
+export type Family = 'socket' | 'env' | 'network' | 'rdma' | 'arp' | 'candidates' | 'qos' | 'gdr' | 'topology';
 
 export const FAMILY_TITLE: Record<Family, string> = {
   socket: 'Socket interfaces',
   env: 'NCCL environment',
+  network: 'Network transport (net plugins, IB, sockets)',
   rdma: 'RDMA devices and GIDs',
   arp: 'Multi-rail ARP and routing',
   candidates: 'RDMA candidate set',

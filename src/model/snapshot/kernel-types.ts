@@ -17,13 +17,20 @@ export type ConfKey = (typeof CONF_KEYS)[number];
 
 export type ConfValues = Record<ConfKey, ProcRead>;
 
+/**
+ * Where a capture's data came from: the command run here (`live`), its output
+ * recorded under --root (`recorded`), or, the tool missing, the same facts
+ * read from /proc (`proc`: then `record` names the files).
+ */
+export type CaptureFrom = 'live' | 'recorded' | 'proc';
+
 /** How one command went. `data` is present exactly when `ok`. */
 export type Captured<T> =
-  | { argv: string[]; record: string; from: 'live' | 'recorded'; ok: true; data: T }
+  | { argv: string[]; record: string; from: CaptureFrom; ok: true; data: T }
   | {
       argv: string[];
       record: string;
-      from: 'live' | 'recorded';
+      from: CaptureFrom;
       ok: false;
       /** The runner's message: exit status and stderr, ENOENT, EACCES, or a parse error. */
       error: string;

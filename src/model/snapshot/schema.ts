@@ -34,6 +34,10 @@ const link = z.object({
   mac: text(256).nullable(),
   operstate: text(64),
   flags,
+  // /sys/class/net/<if>/speed (an int in Mb/s; -1 when unknown is read as null).
+  speedMbps: int(0, I32).nullable().optional(),
+  // realpath of /sys/class/net/<if>/device.
+  device: text(L.path).nullable().optional(),
 });
 
 const address = z
@@ -138,7 +142,7 @@ const rdmaPart = z
 // printed, so only the fields ncclx reads are checked and the rest passes through.
 const procRead = z.union([text(L.sysfsValue), z.object({ error: text() })]);
 function captured<T extends z.ZodType>(data: T) {
-  const base = { argv: list(text(L.path), 64, 'command arguments'), record: text(L.path), from: z.enum(['live', 'recorded']) };
+  const base = { argv: list(text(L.path), 64, 'command arguments'), record: text(L.path), from: z.enum(['live', 'recorded', 'proc']) };
   return z.discriminatedUnion('ok', [z.object({ ...base, ok: z.literal(true), data }), z.object({ ...base, ok: z.literal(false), error: text(L.sysfsValue), missing: z.boolean() })]);
 }
 const ipRouteJson = z.looseObject({
@@ -231,6 +235,18 @@ const cpulist = text(L.sysfsValue).refine((s) => s.split(',').every((part) => pa
 
 const unique = (xs: string[]) => new Set(xs).size === xs.length;
 
+// A net plugin library as read from its file (src/probe/net-plugin.ts).
+const netPluginLib = z.object({
+  path: text(L.path),
+  product: text().nullable(),
+  version: text().nullable(),
+  // Net names a plugin declares (ncclNet_vN.name): a handful.
+  netNames: list(text(256), 64, 'net names of one plugin'),
+  // ncclNetPlugin_v2 … v12.
+  apis: list(int(0, 255), 64, 'plugin API versions'),
+  error: text(L.sysfsValue).nullable(),
+});
+
 export const nodeSnapshotSchema = z.object({
   schemaVersion: z.literal(SNAPSHOT_SCHEMA_VERSION),
   tool: z.object({ name: z.literal('ncclx'), version: text(64) }),
@@ -244,7 +260,7 @@ export const nodeSnapshotSchema = z.object({
     source: text(2 * L.path),
   }),
   network: z.object({
-    source: z.enum(['iproute2', 'recorded-iproute2', 'sysfs', 'os.networkInterfaces']),
+    source: z.enum(['iproute2', 'recorded-iproute2', 'sysfs', 'os.networkInterfaces', 'proc']),
     links: list(link, L.links, 'links'),
     addresses: list(address, L.addresses, 'addresses'),
   }),
@@ -260,12 +276,57 @@ export const nodeSnapshotSchema = z.object({
     text(L.envValue),
   ),
   ncclLibrary: z.object({
-    candidates: list(z.object({ path: text(L.path), version: text(64).nullable(), via: text(L.path) }), L.libraries, 'libnccl candidates'),
+    candidates: list(
+      z.object({
+        path: text(L.path),
+        version: text(64).nullable(),
+        via: text(L.path),
+        versionFrom: z.enum(['binary', 'file name', 'dist-info', 'conda-meta', 'dpkg']).nullable().optional(),
+        versionText: text(256).nullable().optional(),
+        loadedBy: list(z.enum(['process', 'pytorch', 'loader']), 3, 'who loads a library').optional(),
+        loadNotes: list(text(), 64, 'notes on one library').optional(),
+        static: z.boolean().optional(),
+      }),
+      L.libraries,
+      'libnccl candidates',
+    ),
     searched: list(text(L.path), L.libraries, 'directories searched'),
+    pythons: list(
+      z.object({
+        via: text(L.path),
+        interpreter: text(L.path),
+        real: text(L.path).nullable(),
+        prefix: text(L.path),
+        venv: z.boolean(),
+        version: text(64).nullable(),
+        sitePackages: list(text(L.path), 64, 'site-packages of one Python'),
+        torch: text(L.path).nullable().optional(),
+        note: text().nullable(),
+      }),
+      L.libraries,
+      'Python environments',
+    ).optional(),
+    notes: list(text(), L.libraries, 'library notes').optional(),
   }),
   warnings: list(z.object({ source: text(L.path), message: text(L.sysfsValue) }), L.warnings, 'probe warnings'),
   rdma: rdmaPart.optional(),
   kernel: kernelPart.optional(),
+  netPlugins: z
+    .object({
+      // NCCL_NET_PLUGIN is a list of at most 14 names (≥ 2.27.3), each tried under two library names.
+      lookups: list(z.object({ name: text(L.path), path: text(L.path).nullable(), step: text().nullable() }), 64, 'net plugin lookups'),
+      libraries: list(netPluginLib, 64, 'net plugin libraries'),
+      elsewhere: list(netPluginLib, L.libraries, 'net plugin libraries elsewhere on the node'),
+      asker: text(L.path).nullable(),
+      mapped: text(L.path).nullable(),
+    })
+    .optional(),
+  // uid_t is 32 bits; the tools ncclx looks for (ip, tc, nft, …) are a few dozen.
+  reader: z.object({ uid: int(0, U32).nullable(), tools: dict(z.boolean(), 256, 'tools', text(256)) }).optional(),
+  process: z
+    // PID_MAX_LIMIT is 4,194,304 (2^22); the command is /proc/PID/cmdline (ARG_MAX at most).
+    .object({ pid: int(1, 4_194_304), command: text(L.envValue), ownRoot: z.boolean(), netns: text(L.path).nullable(), sameNetns: z.boolean(), networkFrom: text(L.path) })
+    .optional(),
   pci: z
     .object({
       present: z.boolean(),

@@ -45,6 +45,10 @@ export interface LinkInfo {
   operstate: string;
   /** getifaddrs() flags, RUNNING included (it is not in /sys/class/net/X/flags). */
   flags: LinkFlag[];
+  /** /sys/class/net/<if>/speed in Mb/s; null when unreadable or not positive (absent in older snapshots). */
+  speedMbps?: number | null;
+  /** realpath of /sys/class/net/<if>/device (the NIC's PCI function), null without one (absent in older snapshots). */
+  device?: string | null;
 }
 
 export type Family = 'AF_INET' | 'AF_INET6';
@@ -67,7 +71,8 @@ export interface AddressInfo {
   flags: string[];
 }
 
-export type NetworkSource = 'iproute2' | 'recorded-iproute2' | 'sysfs' | 'os.networkInterfaces';
+/** Where links and addresses came from; `proc`: /proc/net and /sys without iproute2 (src/probe/proc-net.ts). */
+export type NetworkSource = 'iproute2' | 'recorded-iproute2' | 'sysfs' | 'os.networkInterfaces' | 'proc';
 
 export interface NetworkPart {
   source: NetworkSource;
@@ -100,17 +105,59 @@ export interface EnvPart {
   home: { passwd: string | null; env: string | null };
 }
 
+/** Where a candidate's version was read: NCCL's own "NCCL version …" string in the binary, else its file name, the wheel's dist-info, conda's metadata or dpkg. */
+export type VersionFrom = 'binary' | 'file name' | 'dist-info' | 'conda-meta' | 'dpkg';
+
+/**
+ * Who loads a library: `process` (mapped by the process, --pid), `pytorch`
+ * (the NCCL torch's libtorch_cuda.so loads, or carries), `loader` (what ld.so
+ * finds for libnccl.so.2: a program linked with -lnccl, e.g. nccl-tests).
+ */
+export type LoadedBy = 'process' | 'pytorch' | 'loader';
+
 export interface LibraryCandidate {
   path: string;
   version: string | null;
   /** How the path was found: ldconfig, /usr/lib…, cuda, conda, site-packages. */
   via: string;
+  /** Where `version` was read (absent in older snapshots). */
+  versionFrom?: VersionFrom | null;
+  /** NCCL's version string as the binary states it, e.g. "NCCL version 2.28.9+cuda12.9". */
+  versionText?: string | null;
+  loadedBy?: LoadedBy[];
+  /** How the loading was decided, one line per LoadedBy entry. */
+  loadNotes?: string[];
+  /** NCCL linked into this library (an older libtorch_cuda.so), not a libnccl.so. */
+  static?: boolean;
+}
+
+/** A Python environment examined for the job's NCCL (src/probe/python.ts). */
+export interface PythonEnvInfo {
+  /** --python, python3 on PATH, VIRTUAL_ENV, CONDA_PREFIX. */
+  via: string;
+  interpreter: string;
+  /** The interpreter after symlinks. */
+  real: string | null;
+  /** sys.prefix: the virtual environment, or the installation. */
+  prefix: string;
+  venv: boolean;
+  /** X.Y */
+  version: string | null;
+  /** site-packages directories in sys.path order. */
+  sitePackages: string[];
+  /** torch's package directory, when torch is installed here. */
+  torch?: string | null;
+  note: string | null;
 }
 
 export interface NcclLibraryPart {
   /** Every libnccl found, first = the one the dynamic loader most likely uses. */
   candidates: LibraryCandidate[];
   searched: string[];
+  /** The Python environments examined (absent in older snapshots). */
+  pythons?: PythonEnvInfo[];
+  /** What the search could not settle (an unreadable libtorch_cuda.so, a pyenv shim …). */
+  notes?: string[];
 }
 
 export interface HostPart {
@@ -125,6 +172,66 @@ export interface HostPart {
 export interface ProbeWarning {
   source: string;
   message: string;
+}
+
+/** A net plugin library as ncclx read it (src/probe/net-plugin.ts). */
+export interface NetPluginLib {
+  path: string;
+  /** What the library says it is: aws-ofi-nccl, gIB, GPUDirectTCPX, FasTrak (TCPXO), nccl-rdma-sharp-plugins (HPC-X); null when it does not say. */
+  product: string | null;
+  /** Its version, where the library states one. */
+  version: string | null;
+  /** The names its ncclNet_t may carry: what NCCL_NET must equal (case-insensitive). */
+  netNames: string[];
+  /** The ncclNetPlugin_vN symbols it exports. */
+  apis: number[];
+  /** Why it could not be read. */
+  error: string | null;
+}
+
+export interface NetPluginLookup {
+  /** The name NCCL passes to dlopen (libnccl-net.so, libnccl-net-X.so, X). */
+  name: string;
+  /** Where the dynamic loader finds it (for the NCCL library that asks), or null. */
+  path: string | null;
+  /** How: LD_LIBRARY_PATH, DT_RUNPATH, ld.so.cache, system directory, path. */
+  step: string | null;
+}
+
+/** The net plugins NCCL may load (absent in older snapshots). */
+export interface NetPluginPart {
+  /** Every name any release may dlopen for this NCCL_NET_PLUGIN (environment and conf files), with where each is found. */
+  lookups: NetPluginLookup[];
+  /** The libraries found, read. */
+  libraries: NetPluginLib[];
+  /** Plugins installed in well-known directories the loader does not search. */
+  elsewhere: NetPluginLib[];
+  /** The NCCL library whose RPATH/RUNPATH the search used. */
+  asker: string | null;
+  /** --pid: the plugin library the process has mapped. */
+  mapped: string | null;
+}
+
+/** Who read the node and with what (absent in older snapshots): what an `unknown` result's "to know" may ask for. */
+export interface ReaderPart {
+  /** The reader's uid (0: root). */
+  uid: number | null;
+  /** Tools on PATH when the node was read live: ip, tc, nft, iptables-save, ip6tables-save, nsenter. */
+  tools: Record<string, boolean>;
+}
+
+/** Set by --pid: the process whose view this is (src/probe/process.ts). */
+export interface ProcessView {
+  pid: number;
+  /** Its command line, shortened. */
+  command: string;
+  /** Its root (/proc/PID/root) is not ncclx's: another mount namespace, or a chroot. */
+  ownRoot: boolean;
+  /** Its network namespace (net:[inode]) and whether it is ncclx's own. */
+  netns: string | null;
+  sameNetns: boolean;
+  /** How its links and addresses were read: `nsenter … ip`, its own namespace, or /proc/PID/net. */
+  networkFrom: string;
 }
 
 export interface NodeSnapshot {
@@ -146,4 +253,10 @@ export interface NodeSnapshot {
   kernel?: KernelPart;
   /** Network and GPU PCI functions (src/probe/pci.ts), for topology checks; absent in older snapshots. */
   pci?: PciPart;
+  reader?: ReaderPart;
+  netPlugins?: NetPluginPart;
+  /** --pid: the process this snapshot is the view of. */
+  process?: ProcessView;
+  /** Set when the snapshot was read from a file (--snapshot); never written. */
+  loadedFrom?: string;
 }

@@ -8,6 +8,7 @@ import type { Finding } from '../result/types.js';
 import { effectiveEnv, withFlags } from '../nccl/conf.js';
 import { atoi, parseNcclInt, strtoll0 } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
+import { nonIbNetDevices } from './net-devices.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
 import { profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
@@ -355,7 +356,8 @@ export function netDevsPolicy(raw: string | undefined): MirrorRule['netsPerGpu']
 function systemOf(snapshot: NodeSnapshot, topo: TopoPart, o: TopoOverrides, rules: TopoRules, profile: Profile, fileNets: Map<string, string> | null = null, netSpeeds?: Map<string, number>): { ib: ReturnType<typeof ibModel> | null; sys: TopoSystem } {
   const ib = snapshot.rdma ? ibModel(snapshot, { ncclVersion: o.ncclVersion, hca: o.hca }) : null;
   const used = ib?.selection.transport.used ? ib.selection : null;
-  const devices = placedByFile(used?.devices ?? [], fileNets, netSpeeds);
+  // Not IB: the socket transport's interfaces or a plugin's devices are NCCL's NETs (model/topo/net-devices.ts).
+  const devices = placedByFile(used?.devices ?? nonIbNetDevices(snapshot, o.ncclVersion)?.devices ?? [], fileNets, netSpeeds);
   return { ib, sys: fuseNets(buildSystem(topo, devices, rules), netFusion(used, profile), topo) };
 }
 
@@ -508,7 +510,9 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   const gdrC2c = netGdrC2c(profile, env.vars);
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile, gdrC2c);
   const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
-  const nicGdr = nicGdrSupport(readiness.status);
+  // The socket transport moves host memory only (NCCL_PTR_HOST): its NICs never do GPUDirect RDMA.
+  const socketNets = !ib?.selection.transport.used && nonIbNetDevices(snapshot, o.ncclVersion)?.kind === 'socket';
+  const nicGdr = socketNets ? false : nicGdrSupport(readiness.status);
   // P2C, PXN through NVLink peers, then pairs without GPUDirect RDMA routed through the GPU's CPU: the paths the NIC choice sees.
   const c2cGpu = (g: number) => rules.c2c.gpus.has(sys.gpus[g]!.bdf!);
   const countsC2c = gdrCountsC2c(profile, gdrC2c);
@@ -548,7 +552,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       levelSource,
       why:
         nicGdr === false
-          ? `the NIC side cannot do GPUDirect RDMA: no peer-memory path NCCL ${base.ncclVersion} checks, and no DMA-BUF`
+          ? socketNets ? 'the socket transport moves host memory only: no GPUDirect RDMA' : `the NIC side cannot do GPUDirect RDMA: no peer-memory path NCCL ${base.ncclVersion} checks, and no DMA-BUF`
           : !within
             ? `the path GPU ${g.index} → ${nics[nic]!.device} is ${distance}, beyond ${level} (${levelSource})`
             : nicGdr === null
@@ -611,7 +615,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     });
   }
   for (const p of pairs) {
-    if (p.path === 'SYS') {
+    // A socket NIC moves host memory whatever its place: NET-010 / NET-001 say what matters there.
+    if (p.path === 'SYS' && !socketNets) {
       findings.push({
         id: 'TOPO-013',
         severity: 'warn',
@@ -652,8 +657,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     notes: [
       ...(file.note ? [file.note] : []),
       ...sys.notes,
-      ...(ib && !ib.selection.transport.used ? [`the IB transport is not used (${ib.selection.transport.why}): no NIC is placed`] : []),
-      ...(!snapshot.rdma ? ['no RDMA data: no NIC is placed'] : []),
+      ...(ib?.selection.transport.used ? [] : [nonIbNetDevices(snapshot, o.ncclVersion)?.note ?? (ib ? `the IB transport is not used (${ib.selection.transport.why}) and no other network's devices are known: no NIC is placed` : 'no RDMA data: no NIC is placed')]),
       ...(topo.nvlink ? [`NVLinks from ${topo.nvlink.source}${relay.size ? `: ${relay.size} GPU → NIC path(s) go through an NVLink peer (PXN)` : ''}`] : ['without NVLink data (nvidia-smi topo -m) ncclx models PCIe paths only: no PXN']),
       ...(topo.nvlink && rules.pxn !== 'none' && rules.p2pLevel !== null && rules.p2pLevel < PATH.NVL ? [`${env.vars['NCCL_P2P_DISABLE'] !== undefined && p2pLevel({ NCCL_P2P_DISABLE: env.vars['NCCL_P2P_DISABLE'] }, profile) ? `NCCL_P2P_DISABLE=${env.vars['NCCL_P2P_DISABLE']}` : `NCCL_P2P_LEVEL=${env.vars['NCCL_P2P_LEVEL']}`} sends every GPU pair through the CPU (ncclTopoCheckP2p): no GPU reaches another over NVLink, so no PXN`] : []),
       ...(topo.nvlink && rules.pxn !== 'none' && rules.pxnRelayGdr === 'forbidden' ? [`NCCL_NET_GDR_READ=0: a PXN relay must read from its GPU over GPUDirect RDMA (≥ 2.30.3), so no PXN`] : []),
