@@ -4,19 +4,9 @@
 // Exit codes: 0 no errors, 1 errors found, 2 usage, bad input or internal error.
 
 import { Command, CommanderError } from 'commander';
-import { registerCompareCommand } from './commands/compare.js';
-import { registerDoctorCommand } from './commands/doctor.js';
-import { registerEnvCommand } from './commands/env.js';
-import { registerExplainCommand } from './commands/explain.js';
-import { registerFixCommand } from './commands/fix.js';
-import { registerIbCommands } from './commands/ib.js';
-import { registerLogCommand } from './commands/log.js';
-import { registerPsCommand } from './commands/ps.js';
-import { registerTopoCommand } from './commands/topo.js';
-import { registerSnapshotCommand } from './commands/snapshot.js';
 import { UserError } from './model/errors.js';
 import { visible } from './report/display.js';
-import { toolVersion } from './probe/index.js';
+import { toolVersion } from './probe/tool-version.js';
 import { SYSTEM_PATH } from './probe/runner.js';
 
 // Slurm runs a Prolog or HealthCheckProgram with no PATH, and `env -i` gives
@@ -26,7 +16,27 @@ import { SYSTEM_PATH } from './probe/runner.js';
 // is never changed.
 if (!process.env['PATH']) process.env['PATH'] = SYSTEM_PATH;
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+// Each command's module, loaded only when it runs: `ncclx ps` on a node with
+// 2,000 processes must answer in well under a second, and loading every
+// command (and the model behind it) was most of its time. Help and unknown
+// names load them all, in this order.
+const COMMANDS: [string, () => Promise<Register>][] = [
+  ['snapshot', async () => (await import('./commands/snapshot.js')).registerSnapshotCommand],
+  ['explain', async () => (await import('./commands/explain.js')).registerExplainCommand],
+  ['doctor', async () => (await import('./commands/doctor.js')).registerDoctorCommand],
+  ['ib', async () => (await import('./commands/ib.js')).registerIbCommands],
+  ['fix', async () => (await import('./commands/fix.js')).registerFixCommand],
+  ['compare', async () => (await import('./commands/compare.js')).registerCompareCommand],
+  ['env', async () => (await import('./commands/env.js')).registerEnvCommand],
+  ['log', async () => (await import('./commands/log.js')).registerLogCommand],
+  ['topo', async () => (await import('./commands/topo.js')).registerTopoCommand],
+  ['ps', async () => (await import('./commands/ps.js')).registerPsCommand],
+];
+
+/** The program with the command `argv` names, or every command when it names none (help, a typo). */
+export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command();
   program
     .name('ncclx')
@@ -34,22 +44,14 @@ export function buildProgram(): Command {
     .version(toolVersion())
     .showHelpAfterError()
     .exitOverride();
-  registerSnapshotCommand(program);
-  registerExplainCommand(program);
-  registerDoctorCommand(program);
-  registerIbCommands(program);
-  registerFixCommand(program);
-  registerCompareCommand(program);
-  registerEnvCommand(program);
-  registerLogCommand(program);
-  registerTopoCommand(program);
-  registerPsCommand(program);
+  const named = COMMANDS.filter(([name]) => name === argv[2]);
+  for (const [, load] of named.length ? named : COMMANDS) (await load())(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {

@@ -2,11 +2,10 @@
 // touches the system; everything downstream is pure.
 
 import { lookup } from 'node:dns/promises';
-import { readFileSync } from 'node:fs';
+import { toolVersion } from './tool-version.js';
 import { isCanonicalIPv4 } from '../model/linux/ip.js';
 import type { MappedNccl } from '../model/snapshot/process-types.js';
 import { SNAPSHOT_SCHEMA_VERSION, type HostResolution, type LibraryCandidate, type NcclLibraryPart, type NodeSnapshot, type ProbeWarning, type ReaderPart } from '../model/snapshot/types.js';
-import { currentBundle } from './bundle.js';
 import { probeEnv } from './env.js';
 import { fullHost, quickHost } from './host.js';
 import { probeNetwork } from './links.js';
@@ -49,17 +48,6 @@ export interface ProbeOptions {
    * call so the display can draw; without it nothing changes.
    */
   onStep?: (what: string) => void;
-}
-
-export function toolVersion(): string {
-  const bundled = currentBundle();
-  if (bundled) return bundled.version;
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    return pkg.version;
-  } catch {
-    return '0.0.0';
-  }
 }
 
 /** The host part of NCCL_COMM_ID / MASTER_ADDR-like values that getaddrinfo would resolve. */
