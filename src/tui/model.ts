@@ -178,18 +178,27 @@ export function verdict(results: CheckResult[]): { severity: Severity; text: str
 /** A stable key for a result, to compare what-if results with the node's. */
 export const resultKey = (r: CheckResult) => `${r.checkId}\u0000${r.severity}\u0000${r.summary}`;
 
-export type Change = 'new' | 'resolved' | 'same';
+/**
+ * new: a problem the what-if brings; resolved: the node's problem is gone and
+ * its check now judges the node ok; gone: it no longer applies — its check
+ * cannot judge any more (not applicable, or unknown), usually because the
+ * what-if broke what it depends on (a typo in NCCL_SOCKET_IFNAME leaves
+ * nothing to compare default routes or GPUDirect RDMA with); same: unchanged.
+ */
+export type Change = 'new' | 'resolved' | 'gone' | 'same';
 
-/** Problems (not ok) under the what-if, and the node's problems the what-if resolves; new ones first. */
+/** Problems (not ok) under the what-if, and the node's problems the what-if resolves or makes moot; new ones first. */
 export function problemDiff(base: CheckResult[], now: CheckResult[]): { result: CheckResult; change: Change }[] {
   const problem = (r: CheckResult) => r.severity !== 'ok' && r.severity !== 'na';
   const baseKeys = new Set(base.filter(problem).map(resultKey));
   const nowKeys = new Set(now.filter(problem).map(resultKey));
-  const rank: Record<Change, number> = { new: 0, resolved: 1, same: 2 };
+  // A check that says "ok" about the node judged it and found it fine; one that only says "n/a" or "unknown" did not.
+  const judgedOk = new Set(now.filter((r) => r.severity === 'ok').map((r) => r.checkId));
+  const rank: Record<Change, number> = { new: 0, resolved: 1, gone: 2, same: 3 };
   const sev: Record<Severity, number> = { error: 0, warn: 1, unknown: 2, info: 3, ok: 4, na: 5 };
   const out = [
     ...now.filter(problem).map((r) => ({ result: r, change: (baseKeys.has(resultKey(r)) ? 'same' : 'new') as Change })),
-    ...base.filter((r) => problem(r) && !nowKeys.has(resultKey(r))).map((r) => ({ result: r, change: 'resolved' as Change })),
+    ...base.filter((r) => problem(r) && !nowKeys.has(resultKey(r))).map((r) => ({ result: r, change: (judgedOk.has(r.checkId) && !now.some((x) => x.checkId === r.checkId && x.severity === 'unknown') ? 'resolved' : 'gone') as Change })),
   ];
   return out.sort((a, b) => rank[a.change] - rank[b.change] || sev[a.result.severity] - sev[b.result.severity]);
 }

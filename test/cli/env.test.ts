@@ -28,9 +28,11 @@ describe('socket exports with names Linux allows', () => {
     expect(JSON.parse(r.stdout)).toEqual({ NCCL_SOCKET_IFNAME: `=${odd}`, GLOO_SOCKET_IFNAME: odd });
     expect(r.stderr).toMatch(/^# NCCL_SOCKET_IFNAME: /m);
   });
-  it('nccl-conf: verbatim NAME=VALUE lines NCCL reads back unchanged', () => {
+  it('nccl-conf: verbatim NAME=VALUE lines NCCL reads back unchanged; GLOO_SOCKET_IFNAME only as a comment (Gloo reads the environment, before NCCL applies nccl.conf)', () => {
     const r = ncclx(['env', '--snapshot', file, '--format', 'nccl-conf', '--nccl-version', '2.28.3']);
-    expect(r.stdout.split('\n').slice(0, 2)).toEqual([`NCCL_SOCKET_IFNAME==${odd}`, `GLOO_SOCKET_IFNAME=${odd}`]);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual([`NCCL_SOCKET_IFNAME==${odd}`, '']);
+    expect(r.stdout).not.toMatch(/^GLOO_SOCKET_IFNAME=/m);
+    expect(r.stdout).toMatch(/^# note: not in nccl\.conf \(PyTorch's Gloo reads it .*\); export it in the job's environment: export GLOO_SOCKET_IFNAME=/m);
   });
   it('a docker0/lo-only choice is replaced by the routable interface', () => {
     const f2 = join(tmp, 'docker.json');

@@ -6,12 +6,13 @@ import type { IbReport, PortReport } from './ib-types.js';
 import { advise, run, setEnv, unsetEnv } from '../result/build.js';
 import type { Remediation } from '../result/types.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
+import { gpuCount } from './gdr.js';
 import type { EffectiveEnv, Origin } from './conf.js';
 import { gidFamily, gidIPv4, gidLinkLocal, gidText, gidValid, isZeroGid, parseGid, selectGid, classifyType, type GidParams } from './gid.js';
 import { entryHits, matchHca } from './ib-hca.js';
 import { groupNotes } from './ifname-list.js';
 import { parseNumbered, sysText, type IbSelection } from './ib.js';
-import { dedupeFindings, type Finding, type Severity } from './socket-findings.js';
+import { commIdHintCause, dedupeFindings, type Finding, type Severity } from './socket-findings.js';
 import type { ConsumerResult } from './socket.js';
 import { atLeast, versionString, type Profile } from './versions.js';
 
@@ -54,9 +55,9 @@ function hcaSuggestion(refs: PortRef[], advice: string): Remediation {
 }
 
 /** An interface with an IPv4 address for the IB transport's OOB socket, or advice when there is none. */
-function oobFix(c: IbFindingContext): Remediation {
+function oobFix(c: IbFindingContext, why = ''): Remediation {
   const name = c.snapshot.network.addresses.find((a) => a.name !== 'lo' && a.family === 'AF_INET')?.name;
-  const advice = 'Give NCCL an interface with an IP address for its OOB socket';
+  const advice = commIdHintCause(why) ?? 'Give NCCL an interface with an IP address for its OOB socket';
   return name ? setEnv({ NCCL_SOCKET_IFNAME: `=${name}` }, advice) : advise(advice);
 }
 
@@ -108,7 +109,7 @@ export function ibFindings(c: IbFindingContext): Finding[] {
     add('IB-029', 'info', `NCCL_NET=${selection.inputs.net}${origin('NCCL_NET')}: ${t.why}`, setEnv({ NCCL_NET: null }, 'Unset NCCL_NET to let NCCL use the IB transport'));
   }
   if (t.status === 'no-oob' && hasRdma) {
-    add('IB-017', 'error', `The IB transport fails: ${t.why} — NCCL prints "NCCL WARN NET/IB : No IP interface found."`, oobFix(c));
+    add('IB-017', 'error', `The IB transport fails: ${t.why} — NCCL prints "NCCL WARN NET/IB : No IP interface found."`, oobFix(c, t.why.replace(/^no IP interface for the IB OOB socket \(/, '')));
   }
 
   // --- NCCL_IB_HCA ----------------------------------------------------------
@@ -189,7 +190,8 @@ export function ibFindings(c: IbFindingContext): Finding[] {
       );
     }
     const peer = report.environment.peerMem.filter((p) => p.checkedByThisVersion);
-    if (rdma.sysModuleKnown && kept.length && !peer.some((p) => p.present)) {
+    // GPUDirect RDMA needs a GPU: on a node without one there is no peer memory to want (gdr.ts gpuCount, as GDR-001).
+    if (rdma.sysModuleKnown && kept.length && !peer.some((p) => p.present) && gpuCount(c.snapshot) !== 0) {
       const loadedButUnseen = rdma.modules.find((m) => m.path === '/sys/module/nvidia_peermem' && m.present);
       add(
         'IB-012',
