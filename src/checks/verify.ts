@@ -20,35 +20,45 @@ export { withEnv };
 const bad = (r: CheckResult) => r.severity === 'warn' || r.severity === 'error';
 const FAMILY_OF = new Map(ALL_CHECKS.map((c) => [c.id, c.family]));
 
+/**
+ * Doctor results of one node under changes, shared by the verifiers of its
+ * runs (the TUI's what-ifs, the advice tests' environments): keyed by what the
+ * change leaves — the version, the process environment, the conf files and the
+ * commands applied — so one node's runs reuse each other's simulations. One
+ * cache per node and check options.
+ */
+export type SimCache = Map<string, CheckResult[] | null>;
+
 /** Runs every check on the node with an environment change, or with a remediation's commands applied; memoised per change. */
 class Simulator {
-  private readonly cache = new Map<string, CheckResult[]>();
-  private readonly kernel = new Map<string, CheckResult[] | null>();
   constructor(
     private readonly ctx: CheckContext,
     private readonly checks: Check[],
+    private readonly cache: SimCache = new Map(),
   ) {}
 
-  private run(snapshot: NodeSnapshot): CheckResult[] {
-    const c = this.ctx;
-    return runDoctor(this.checks, makeContext(snapshot, { ncclVersion: c.options.ncclVersion }, c.options)).results;
+  private key(snapshot: NodeSnapshot, commands: string[][] | null): string {
+    const env = snapshot.env;
+    return JSON.stringify([this.ctx.options.ncclVersion ?? null, Object.entries(env.process).sort(([a], [b]) => (a < b ? -1 : 1)), env.confFiles.map((f) => [f.path, f.content]), commands]);
+  }
+
+  private run(snapshot: NodeSnapshot, commands: string[][] | null): CheckResult[] | null {
+    const key = this.key(snapshot, commands);
+    if (!this.cache.has(key)) {
+      const c = this.ctx;
+      const snap = commands ? applyCommands(snapshot, commands) : snapshot;
+      this.cache.set(key, snap ? runDoctor(this.checks, makeContext(snap, { ncclVersion: c.options.ncclVersion }, c.options)).results : null);
+    }
+    return this.cache.get(key)!;
   }
 
   results(env: Record<string, string | null>): CheckResult[] {
-    const key = JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)));
-    let r = this.cache.get(key);
-    if (!r) this.cache.set(key, (r = this.run(withEnv(this.ctx.snapshot, env))));
-    return r;
+    return this.run(withEnv(this.ctx.snapshot, env), null)!;
   }
 
   /** The checks after these commands (model/fix/commands.ts), or null when a command is not one the model knows. */
   afterCommands(commands: string[][]): CheckResult[] | null {
-    const key = JSON.stringify(commands);
-    if (!this.kernel.has(key)) {
-      const snap = applyCommands(this.ctx.snapshot, commands);
-      this.kernel.set(key, snap ? this.run(snap) : null);
-    }
-    return this.kernel.get(key)!;
+    return this.run(this.ctx.snapshot, commands);
   }
 }
 
@@ -124,15 +134,22 @@ export interface Verifier {
   plan: EnvPlan;
   /** One result with its remediation aligned and, when it changes the environment, checked (`verdict`). */
   verify(r: CheckResult): CheckResult;
+  /** Every check on the node with this environment change: what `verify` judged by. */
+  resultsUnder(env: Record<string, string | null>): CheckResult[];
+  /** Every check on the node after these commands, or null when the model does not know one of them. */
+  resultsAfter(commands: string[][]): CheckResult[] | null;
 }
 
-/** A verifier for one run; the simulations are shared (and cached) by every result of the run. */
-export function verifierFor(run: DoctorRun): Verifier {
+/**
+ * A verifier for one run; the simulations are shared (and cached) by every
+ * result of the run, and with other runs of the same node through `shared`.
+ */
+export function verifierFor(run: DoctorRun, shared?: SimCache): Verifier {
   const ctx = run.context;
   return ctx.memo('verify.verifier', () => {
     const plan = ctx.memo('advice.envPlan', () => envPlan(ctx, { debug: false }));
     // Every check, whatever --only selected: a change must not break what was not asked about.
-    const sim = new Simulator(ctx, ALL_CHECKS);
+    const sim = new Simulator(ctx, ALL_CHECKS, shared);
     let baseline: CheckResult[] | null = null;
     const before = () => (baseline ??= run.checks.length === ALL_CHECKS.length ? run.results : sim.results({}));
     // The node as the whole recommended environment leaves it: what is still wrong there is the node's own
@@ -181,13 +198,13 @@ export function verifierFor(run: DoctorRun): Verifier {
       verdict.withheld = true;
       return { ...r, remediation: withheldRemediation(aligned, verdict), verdict };
     };
-    return { plan, verify };
+    return { plan, verify, resultsUnder: (env) => sim.results(env), resultsAfter: (commands) => sim.afterCommands(commands) };
   });
 }
 
 /** The run with every environment remediation aligned with the recommended environment and checked in the model. */
-export function verifyRun(run: DoctorRun): VerifiedRun {
-  const v = verifierFor(run);
+export function verifyRun(run: DoctorRun, shared?: SimCache): VerifiedRun {
+  const v = verifierFor(run, shared);
   return { ...run, results: run.results.map(v.verify), plan: v.plan };
 }
 

@@ -4,7 +4,7 @@
 // new input to the same functions, memoized per input. No React, no I/O.
 
 import { runDoctor } from '../checks/run.js';
-import { verifyRun } from '../checks/verify.js';
+import { verifyRun, type SimCache } from '../checks/verify.js';
 import { makeContext } from '../model/doctor/context.js';
 import type { Check, CheckOptions, DoctorRun } from '../model/doctor/types.js';
 import type { CheckResult, Severity } from '../model/result/types.js';
@@ -88,13 +88,13 @@ function versionOf(node: NodeInput, w: WhatIf): string | undefined {
 }
 
 /** Everything the views need, for one what-if. Throws when the version does not parse. */
-export function computeModel(node: NodeInput, w: WhatIf = {}): Omit<Model, 'error'> {
+export function computeModel(node: NodeInput, w: WhatIf = {}, sims?: SimCache): Omit<Model, 'error'> {
   const snap = whatIfSnapshot(node.snapshot, w);
   const ncclVersion = versionOf(node, w);
   const options: CheckOptions = { ...node.options, ncclVersion };
   const ctx = makeContext(snap, { ncclVersion }, options);
   // The same aligned and model-checked remediations as the text report and --json (checks/verify.ts).
-  const run = verifyRun(runDoctor(node.checks, ctx));
+  const run = verifyRun(runDoctor(node.checks, ctx), sims);
   // The RDMA checks memoize the IB model under this key with these arguments: reuse it.
   const ib = ctx.memo('ibModel', () => ibModel(snap, { ncclVersion }));
   return { run, explain: explain(snap, { ncclVersion }), ib, topo: ctx.memo('topo-report', () => topoReport(snap, { ncclVersion })) };
@@ -113,6 +113,8 @@ const BASE_KEY = whatIfKey({});
  */
 export class ModelCache {
   private readonly cache = new Map<string, Omit<Model, 'error'>>();
+  /** The verifiers' simulations, shared by every what-if of this node (a remediation's end state is often another what-if's). */
+  private readonly sims: SimCache = new Map();
   private last: Omit<Model, 'error'> | null = null;
   constructor(
     readonly node: NodeInput,
@@ -124,7 +126,8 @@ export class ModelCache {
     let m = this.cache.get(key);
     if (!m) {
       try {
-        m = computeModel(this.node, w);
+        if (this.sims.size > 1024) this.sims.clear();
+        m = computeModel(this.node, w, this.sims);
       } catch (e) {
         // The node's own model must exist (a bad --nccl-version is the caller's error); a what-if falls back.
         const fallback = this.last ?? (key === BASE_KEY ? null : this.get({}));

@@ -238,8 +238,12 @@ function socketVars(ctx: CheckContext, b: Builder, ib: IbChoice): string[] {
   }
   const selNow = Object.keys(filters).length ? makeContext(withEnv(snap, filters), { ncclVersion: ctx.options.ncclVersion }, ctx.options).selection : sel;
 
+  // What NCCL can select at all once the filters are as the plan leaves them: a forced family, NCCLX's address prefix.
+  const family = filters['NCCL_SOCKET_FAMILY'] !== undefined ? filters['NCCL_SOCKET_FAMILY'] : famRaw === 'AF_INET' || famRaw === 'AF_INET6' ? famRaw : null;
+  const keptPrefix = filters['NCCL_SOCKET_IPADDR_PREFIX'] === null ? undefined : prefix;
+  const eligible = good.filter((n) => snap.network.addresses.some((a) => a.name === n && (!family || routableOf(n, family) && a.family === family) && (!keptPrefix || a.address.startsWith(keptPrefix))));
   // ncclx's one socket policy (socket-policy.ts): the same answer SOCK-031 judges by.
-  const policy = socketPolicy(ctx, { selection: selNow, good, dataOnIb: ib.kind !== null, frontEndBonds: ib.frontEndBonds });
+  const policy = socketPolicy(ctx, { selection: selNow, good: eligible, dataOnIb: ib.kind !== null, frontEndBonds: ib.frontEndBonds });
   const current = selNow.socket.selected.map((s) => s.name);
   let names = policy.names;
   const bad = names.filter((n) => !expressible(n));
