@@ -100,7 +100,7 @@ const arpSysctls: Check = {
       const sysctls = needsRouting && !prereq ? settings.filter(([, k]) => k !== 'arp_filter') : settings;
       const commands = [...(prereq ?? []), ...(sysctls.length ? [sysctlArgv(sysctls)] : [])];
       const advice = prereq
-        ? `Policy routing for ${netdev} first (as ARP-004), then the ARP sysctls — arp_filter=1 without it would stop ${netdev} answering ARP for its own address`
+        ? 'Policy routing first where a NIC is routed through another (as ARP-004), then the ARP sysctls — arp_filter=1 without it would stop that NIC answering ARP for its own address'
         : needsRouting
           ? `arp_filter=1 is left out: ${netdev} needs source-based policy routing first (ARP-004), which ncclx cannot write for it here`
           : undefined;
