@@ -10,6 +10,7 @@ import {
   effectiveValue,
   memberHealthy,
   memberNetdevs,
+  policyRoutingCommands,
   routeDecisions,
   routingNeeds,
   sharedSubnets,
@@ -18,7 +19,7 @@ import {
 import { rdmaNetdevs, rdmaUnknownReason } from '../model/linux/rdma-netdevs.js';
 import { NO_KERNEL_PART } from '../model/linux/routes.js';
 import type { Check, CheckContext } from '../model/doctor/types.js';
-import { result, run, unknownResult, withFixes } from '../model/result/build.js';
+import { advise, result, run, unknownResult, withFixes } from '../model/result/build.js';
 import type { Evidence, FixId, Outcome } from '../model/result/types.js';
 import { append } from '../model/list.js';
 
@@ -77,27 +78,40 @@ const arpSysctls: Check = {
     const out: Outcome[] = [];
     const good: string[] = [];
     const dec = routeDecisions(ctx.snapshot);
+    const needs = routingNeeds(ctx.snapshot);
     for (const { netdev, addrs } of memberNetdevs(groupsOf(ctx))) {
-      const need = arpSettings(kernel, netdev);
-      if ('unreadable' in need) {
-        out.push(unknownResult(`ARP sysctls of ${netdev}`, need.unreadable, need.evidence));
+      const need0 = arpSettings(kernel, netdev);
+      if ('unreadable' in need0) {
+        out.push(unknownResult(`ARP sysctls of ${netdev}`, need0.unreadable, need0.evidence));
         continue;
       }
-      const { problems, settings, severity, evidence: ev } = need;
+      const { problems, settings, severity, evidence: ev } = need0;
       if (problems.length === 0) {
         good.push(netdev);
         continue;
       }
-      // arp_filter=1 answers only where the route back leaves through this NIC: it needs policy routing.
+      // arp_filter=1 answers only where the route back leaves through this NIC: it needs policy routing, and
+      // carries it (ARP-004's commands for this NIC, first), so the lines are safe to paste on their own.
       const routed = 'error' in dec ? false : addrs.every((a) => dec.get(a.address)?.dev === netdev);
-      const fixIds: FixId[] = ['arp-sysctl', ...(settings.some(([, k]) => k === 'arp_filter') && !routed ? (['policy-routing'] as const) : [])];
+      const needsRouting = settings.some(([, k]) => k === 'arp_filter') && !routed;
+      const need = needsRouting && !('error' in needs) ? needs.find((n) => n.netdev === netdev) : undefined;
+      const prereq = need ? policyRoutingCommands(need) : null;
+      const fixIds: FixId[] = ['arp-sysctl', ...(needsRouting ? (['policy-routing'] as const) : [])];
+      // Without a policy routing this NIC can be given with certainty, arp_filter=1 stays out: alone it would silence the NIC.
+      const sysctls = needsRouting && !prereq ? settings.filter(([, k]) => k !== 'arp_filter') : settings;
+      const commands = [...(prereq ?? []), ...(sysctls.length ? [sysctlArgv(sysctls)] : [])];
+      const advice = prereq
+        ? 'Policy routing first where a NIC is routed through another (as ARP-004), then the ARP sysctls — arp_filter=1 without it would stop that NIC answering ARP for its own address'
+        : needsRouting
+          ? `arp_filter=1 is left out: ${netdev} needs source-based policy routing first (ARP-004), which ncclx cannot write for it here`
+          : undefined;
       out.push(
         result(
           severity,
           `${netdev}: ${problems.join('; ')}`,
           ev,
-          `${WHY_ARP}${fixIds.includes('policy-routing') ? ' arp_filter=1 also needs the per-NIC policy routing of ARP-004 first, or this NIC stops answering for its own address.' : ''}`,
-          withFixes(run([sysctlArgv(settings)]), fixIds),
+          `${WHY_ARP}${needsRouting ? ' arp_filter=1 also needs the per-NIC policy routing of ARP-004 first, or this NIC stops answering for its own address.' : ''}`,
+          withFixes(commands.length ? run(commands, advice) : advice ? advise(advice) : null, fixIds),
         ),
       );
     }
@@ -184,12 +198,7 @@ const policyRoutingCheck: Check = {
       const af = effectiveValue(kernel, netdev, 'arp_filter');
       const arpFilterOn = !('error' in af) && af.effective === 1;
       if (!('error' in af)) append(ev, confEvidence(netdev, af));
-      const table = String(t);
-      // The route first, so the rule never points at an empty table (the fix applies them in this order too).
-      const cmds = [
-        ['ip', 'route', 'replace', group.subnet, 'dev', netdev, 'src', wrong[0]!.address, 'table', table],
-        ...wrong.map((a) => ['ip', 'rule', 'add', 'from', a.address, 'lookup', table]),
-      ];
+      const cmds = policyRoutingCommands({ netdev, addrs, group, wrong, unsure, table: t })!;
       const via = wrong.map((a) => `${a.address} → ${dec.get(a.address)!.dev ?? 'no route'}`).join(', ');
       out.push(
         result(

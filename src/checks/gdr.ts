@@ -2,7 +2,8 @@
 // peer-memory caveats of older NCCL, and NCCL_NET_GDR_LEVEL's accepted values.
 
 import type { Check } from '../model/doctor/types.js';
-import { gdrLevelFinding, gdrReadiness, gdrSummary } from '../model/nccl/gdr.js';
+import { gdrLevelFinding, gdrReadiness, gdrSummary, gpuCount } from '../model/nccl/gdr.js';
+import { gdrVerdict } from '../model/topo/gdr-verdict.js';
 import { advise, ok, result, run, unsetEnv } from '../model/result/build.js';
 import type { Evidence, Outcome } from '../model/result/types.js';
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
@@ -23,28 +24,33 @@ function moduleLoaded(rdma: RdmaPart, name: string): boolean {
 
 const peerMemory: Check = {
   id: 'GDR-001',
-  title: 'GPUDirect RDMA: a peer-memory path NCCL checks, or DMA-BUF',
+  title: 'GPUDirect RDMA: a peer-memory path NCCL checks, or DMA-BUF (the NIC side)',
   family: 'gdr',
   run(ctx) {
     const g = gdrReadiness(ctx.snapshot.rdma, ctx.reasoning.profile, ctx.reasoning.env.vars);
     const v = ctx.reasoning.profile.version;
     const summary = gdrSummary(g, v.raw);
     if (g.status === 'unknown') return unknown(summary);
-    if (g.status === 'no-rdma') return ok(summary);
+    if (g.status === 'no-rdma') return result('na', summary, [], '');
+    // No GPU, nothing to do GPUDirect RDMA from: not a reason to load nvidia_peermem (the one verdict, topo/gdr-verdict.ts).
+    const gpus = gpuCount(ctx.snapshot);
+    const verdict = gdrVerdict(g, null, gpus);
+    if (verdict.state === 'na') return result('na', 'no NVIDIA GPU on this node: GPUDirect RDMA does not apply', [], '');
     const rdma = ctx.snapshot.rdma!;
     const evidence: Evidence[] = [
       ...g.checked.map((c) => ({ kind: 'file' as const, source: c.path, value: c.present ? 'present' : 'absent' })),
       ...rdma.modules.map((m) => ({ kind: 'file' as const, source: m.path, value: m.present ? 'present' : 'absent' })),
     ];
+    const onGpus = gpus ? ` for all ${gpus} GPU${gpus === 1 ? '' : 's'}` : '';
     if (g.status === 'peer-memory') {
       return ok(summary, evidence);
     }
     if (g.status === 'disabled') {
       return result(
-        'error',
-        summary,
+        'warn',
+        `${summary}: GPUDirect RDMA is off${onGpus}`,
         evidence,
-        'Without GPUDirect RDMA every transfer is staged through host memory: NCCL logs "GPU Direct RDMA Disabled for HCA" and inter-node bandwidth drops sharply.',
+        'Without GPUDirect RDMA every transfer is staged through host memory — a copy per transfer, lower inter-node bandwidth, more CPU and memory-bus load; NCCL logs "GPU Direct RDMA Disabled for HCA". What enables it: a peer-memory module NCCL checks (nvidia_peermem) or DMA-BUF.',
         g.dmabufOff ? unsetEnv('NCCL_DMABUF_ENABLE') : run([['modprobe', 'nvidia_peermem']]),
       );
     }
@@ -52,7 +58,7 @@ const peerMemory: Check = {
       'warn',
       summary,
       evidence,
-      'DMA-BUF needs a CUDA driver ≥ 11.7 with DMA-BUF support on the GPU (NCCL logs "DMA-BUF is available on GPU device"), a kernel and NIC driver that support it; otherwise NCCL silently stages through host memory.',
+      'DMA-BUF needs a CUDA driver ≥ 11.7 with DMA-BUF support on the GPU (NCCL logs "DMA-BUF is available on GPU device"), a kernel and NIC driver that support it; otherwise NCCL silently stages through host memory, a copy per transfer.',
       run([['modprobe', 'nvidia_peermem']], 'Check NCCL_DEBUG=INFO for "DMA-BUF is available on GPU device" and "GPU Direct RDMA Enabled for HCA", or load the module'),
     );
   },

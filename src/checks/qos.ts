@@ -172,6 +172,13 @@ const dscpMarking: Check = {
     const [eLo, eHi] = localPortRange(ctx.snapshot.kernel);
     const cPort = commIdPort(ctx);
     const links = socketLinksOf(ctx);
+    // Whether rules already mark NCCL's sockets with a DSCP: egress rules without port selection that, together,
+    // cover every interface NCCL uses (one rule per interface, as the remediation writes them, or one for all).
+    const marksNccl = (dscp: number | null) => {
+      if (dscp === null || links.length === 0) return false;
+      const by = inv.rules.filter((o) => o.dscp === dscp && isEgress(o) && o.ports.length === 0);
+      return links.every((l) => by.some((o) => o.ifaces.length === 0 || o.ifaces.includes(l)));
+    };
     for (const r of inv.rules) {
       const summary = describeRule(r);
       const ev = [r.evidence];
@@ -186,7 +193,10 @@ const dscpMarking: Check = {
         const ephemeral = covers(ranges, eLo, eHi);
         const commId = cPort !== null && ranges.some(([a, b]) => a <= cPort && cPort <= b);
         const rem = r.dscp !== null ? markingRemediation(ctx, r.dscp) : withFixes(null, ['dscp-marking']);
-        if (ephemeral) {
+        if (!ephemeral && !commId && marksNccl(r.dscp)) {
+          // The port rule misses NCCL, but another rule marks NCCL's sockets with the same DSCP: nothing is left unmarked.
+          out.push(result('info', `${summary} — port-based, but NCCL's sockets are marked DSCP ${dscpLabel(r.dscp!)} by an interface rule`, ev, 'NCCL binds every socket to port 0 (an ephemeral port); an interface-based rule with the same DSCP marks its traffic.'));
+        } else if (ephemeral) {
           out.push(result('info', `${summary} — covers the whole ephemeral range ${eLo}-${eHi}: NCCL's sockets, and every other client connection`, ev, 'NCCL listens on ephemeral ports, so only a rule over the whole ip_local_port_range catches it by port — together with everything else on the node.'));
         } else if (storeOnly) {
           out.push(

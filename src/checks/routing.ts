@@ -4,9 +4,15 @@
 // NIC a connection really leaves through. Pure: everything comes from
 // snapshot.kernel.
 
-import { maskBytes, parseIPv4, parseIPv6, sameUnderMask } from '../model/linux/ip.js';
+import { isIPv6Loopback, maskBytes, parseIPv4, parseIPv6, sameUnderMask } from '../model/linux/ip.js';
+import { isLocalhostName } from '../model/nccl/comm-id.js';
+import { ibChoice } from '../model/advice/env-plan.js';
+import { socketPolicy, unsoundReason } from '../model/advice/socket-policy.js';
+import { suggestedInterfaces } from '../model/nccl/socket-findings.js';
+import { rdmaCandidates } from '../model/linux/candidates.js';
 import { rdmaNetdevs } from '../model/linux/rdma-netdevs.js';
 import { mainTableLookup } from '../model/linux/route-lookup.js';
+import { ibModel } from '../model/nccl/ib-report.js';
 import { captureFailure, commandEvidence, mainDefaults, NO_KERNEL_PART } from '../model/linux/routes.js';
 import type { Check, CheckContext } from '../model/doctor/types.js';
 import { linkOfSelected } from '../model/nccl/socket-links.js';
@@ -53,9 +59,20 @@ const routeTarget: Check = {
       const value = vars[variable]!;
       const why = variable === 'NCCL_COMM_ID' ? WHY_COMM_ID : WHY_MASTER;
       const ev: Evidence[] = [originEvidence(ctx, variable)];
+      // This node's loopback (a localhost name or a loopback literal): no route to judge, and no other node gets there.
+      const host = variable === 'NCCL_COMM_ID' ? commIdHost(value) : value;
+      if (loopbackHost(host)) {
+        out.push(loopbackOutcome(variable, value, host, ev));
+        continue;
+      }
       const target = kernel.routeTargets.find((t) => t.variable === variable && t.value === value);
       if (!target) {
         out.push(unknownResult(`route to ${variable}`, `the snapshot has no route lookup for ${variable}=${value} (the value came from a flag, or changed after the node was read)`, ev));
+        continue;
+      }
+      if (target.address && loopbackHost(target.address)) {
+        // A name that resolves to loopback here (Debian's 127.0.1.1 for the host's own name).
+        out.push(loopbackOutcome(variable, value, target.address, ev));
         continue;
       }
       if (!target.address || !target.route) {
@@ -109,11 +126,7 @@ const routeTarget: Check = {
       const onLink = ctx.snapshot.network.addresses.some((a) => a.link === bootLink && a.family === (target.address!.includes(':') ? 'AF_INET6' : 'AF_INET') && sameSubnet(a, target.address!));
       const bootAddr = boot.address;
       let remediation: Remediation | null = null;
-      const loopback = /^127\./.test(target.address) || target.address === '::1';
-      if (loopback) {
-        // Not an interface problem: the host itself is this node's loopback.
-        remediation = advise(`${variable}=${value} is this node's loopback: fine on one node; for a multi-node job set ${variable === 'MASTER_ADDR' ? 'MASTER_ADDR' : 'NCCL_COMM_ID'} to rank 0's address on the data network`);
-      } else if (onLink && !holder) {
+      if (onLink && !holder) {
         const len = target.address.includes(':') ? 128 : 32;
         remediation = run([['ip', 'route', 'replace', `${target.address}/${len}`, 'dev', bootLink, 'src', bootAddr]]);
       } else if (variable === 'MASTER_ADDR' && !vars['NCCL_COMM_ID']) {
@@ -134,6 +147,36 @@ const routeTarget: Check = {
   },
 };
 
+/** MASTER_ADDR or NCCL_COMM_ID on this node's loopback: MASTER_ADDR warns (SOCK-003 already does for NCCL_COMM_ID). */
+function loopbackOutcome(variable: 'NCCL_COMM_ID' | 'MASTER_ADDR', value: string, shown: string, ev: Evidence[]): Outcome {
+  if (variable === 'NCCL_COMM_ID') return result('na', `NCCL_COMM_ID host ${shown} is this node's loopback (SOCK-003 says what that does): no route to compare`, ev, '');
+  return result(
+    'warn',
+    `MASTER_ADDR=${value}${shown === value ? '' : ` (${shown})`} is this node's loopback: ranks on other nodes cannot reach PyTorch's store there, nor NCCL's unique id with it`,
+    ev,
+    "PyTorch's rank 0 serves its TCPStore at MASTER_ADDR and every rank connects to it to exchange NCCL's unique id; a loopback address on another node is that node itself, so a multi-node job hangs at init. Fine for a single-node job.",
+    advise("For a multi-node job set MASTER_ADDR to rank 0's address on the network every node reaches (the one NCCL bootstraps on); on one node it is fine as it is"),
+  );
+}
+
+/** The host part of NCCL_COMM_ID ("[v6]:port" or "host:port"). */
+function commIdHost(value: string): string {
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    return (end < 0 ? value.slice(1) : value.slice(1, end)).split('%')[0]!;
+  }
+  return value.split(/[:,]/)[0] ?? '';
+}
+
+/** A localhost name (RFC 6761) or a loopback literal (127.0.0.0/8, ::1). */
+function loopbackHost(host: string): boolean {
+  if (isLocalhostName(host)) return true;
+  const v4 = parseIPv4(host);
+  if (v4) return v4[0] === 127;
+  const v6 = parseIPv6(host);
+  return !!v6 && isIPv6Loopback(v6);
+}
+
 function sameSubnet(a: AddressInfo, address: string): boolean {
   const mine = a.family === 'AF_INET' ? parseIPv4(a.address) : parseIPv6(a.address);
   const other = a.family === 'AF_INET' ? parseIPv4(address) : parseIPv6(address);
@@ -151,7 +194,8 @@ interface Chosen {
   consumers: string[];
 }
 
-function chosenLinks(ctx: CheckContext): Chosen[] {
+/** The interfaces NCCL really sends over: bootstrap, and the IB OOB or the socket transport, whichever carries the data. */
+function chosenLinks(ctx: CheckContext, dataOnIb: boolean): Chosen[] {
   const out = new Map<string, Chosen>();
   const add = (label: string, list: SelectedInterface[]) => {
     for (const s of list) {
@@ -162,23 +206,27 @@ function chosenLinks(ctx: CheckContext): Chosen[] {
       out.set(key, c);
     }
   };
-  add('socket transport', ctx.selection.socket.selected);
+  if (!dataOnIb) add('socket transport', ctx.selection.socket.selected);
   add('bootstrap', ctx.selection.bootstrap.selected);
-  add('IB OOB', ctx.selection.ibOob.selected);
+  if (dataOnIb) add('IB OOB', ctx.selection.ibOob.selected);
   return [...out.values()];
 }
 
+const ibNow = (ctx: CheckContext) => (ctx.snapshot.rdma ? ctx.memo('ibModel', () => ibModel(ctx.snapshot, { ncclVersion: ctx.options.ncclVersion })) : null);
+
 const defaultRouteCarriers: Check = {
   id: 'SOCK-031',
-  title: 'Interfaces NCCL may choose do not carry another network\'s default route',
+  title: "NCCL's sockets follow the socket policy: no default-route interface next to data, no unsound data rail",
   family: 'socket',
   run(ctx) {
     const kernel = ctx.snapshot.kernel;
     if (!kernel) return unknownResult('default routes on NCCL\'s interfaces', NO_KERNEL_PART);
     const routes = kernel.routes;
     if (!routes.ok) return unknownResult('default routes on NCCL\'s interfaces', captureFailure(routes));
-    const chosen = chosenLinks(ctx);
-    if (chosen.length === 0) return result('ok', 'NCCL selects no interface (see SOCK-001): no default route to compare', [], '');
+    // With the IB transport up, sockets carry only bootstrap and its out-of-band connection; else the socket transport carries the data.
+    const dataOnIb = !!ibNow(ctx)?.selection.transport.used;
+    const chosen = chosenLinks(ctx, dataOnIb);
+    if (chosen.length === 0) return result('na', 'NCCL selects no interface (see SOCK-001): no socket policy to judge', [], '');
     const defaults = mainDefaults(routes.data);
     const carries = (c: Chosen) => defaults.filter((d) => d.dev === c.link && (d.family === null || d.family === c.family));
     const withDefault = chosen.filter((c) => carries(c).length > 0);
@@ -187,11 +235,8 @@ const defaultRouteCarriers: Check = {
     const usedEv: Evidence = {
       kind: 'value',
       source: `ncclx model of NCCL ${ctx.reasoning.choice.version.raw} (${ctx.reasoning.profile.id})`,
-      value: chosen.map((c) => `${c.display} (${c.consumers.join(', ')})`).join('; '),
+      value: `${chosen.map((c) => `${c.display} (${c.consumers.join(', ')})`).join('; ')}; data: ${dataOnIb ? 'IB transport' : 'socket transport'}`,
     };
-    if (withDefault.length === 0) {
-      return result('ok', `no interface NCCL chooses (${[...new Set(chosen.map((c) => c.link))].join(', ')}) carries a default route`, [usedEv], '');
-    }
     // '=' applies to the whole list (NCCL reads it once, before the first name): '=a,=b' would look for an interface named '=b'.
     const pinTo = (links: string[]) => setEnv({ NCCL_SOCKET_IFNAME: `=${links.join(',')}` });
     const distinct = [...new Set(withDefault.map((c) => c.link))];
@@ -209,6 +254,36 @@ const defaultRouteCarriers: Check = {
         );
       }
     }
+    if (dataOnIb) {
+      // Bootstrap and the IB OOB use the first interface: it must reach every node and be sound.
+      const first = ctx.selection.bootstrap.selected[0] ?? ctx.selection.ibOob.selected[0];
+      const why = first ? unsoundReason(ctx, first.name, ibFrontEndBonds(ctx)) : null;
+      if (first && why) {
+        return result(
+          'warn',
+          `NCCL's bootstrap${ctx.selection.ibOob.selected[0]?.name === first.name ? ' and the IB OOB' : ''} use ${first.name} ${first.display}, ${why}`,
+          [usedEv],
+          "Bootstrap and the IB transport's out-of-band connection reach every rank from the first interface; on a data rail whose ARP or routing is broken, or on a front-end bond, ranks may not reach each other at all. The data itself goes over the IB transport, so sockets belong on the one network that reaches every node (docs/advice.md).",
+          pinTo([first.name]),
+        );
+      }
+      return result('ok', `bootstrap and the IB OOB use ${chosen.map((c) => c.link).join(', ')}${distinct.length ? ', the default-route network' : ''}; the data goes over the IB transport`, [usedEv, ...routeEv(withDefault)], '');
+    }
+    // The socket transport carries the data: not over a data rail whose ARP or routing is broken, nor a front-end bond.
+    const policy = socketPolicy(ctx, { selection: ctx.selection, good: suggestedInterfaces(ctx.reasoning.socketCtx), dataOnIb: false, frontEndBonds: ibFrontEndBonds(ctx) });
+    const unsound = policy.leftOut.filter((x) => x.kind === 'unsound');
+    if (unsound.length && policy.names.length) {
+      return result(
+        'warn',
+        `NCCL's socket transport spreads the data over ${[...new Set(unsound.map((x) => x.why))].map((why) => { const names = unsound.filter((x) => x.why === why).map((x) => x.name); return `${names.join(', ')} (${names.length > 1 ? 'each ' : ''}${why})`; }).join('; ')}`,
+        [usedEv],
+        'The socket transport sends part of every transfer over each selected interface: over a rail whose ARP or routing is broken those connections stall or leave through another NIC, and a front-end bond carries data it was not meant to.',
+        pinTo(policy.names),
+      );
+    }
+    if (withDefault.length === 0) {
+      return result('ok', `no interface NCCL chooses (${[...new Set(chosen.map((c) => c.link))].join(', ')}) carries a default route`, [usedEv], '');
+    }
     const socketLinks = [...new Set(ctx.selection.socket.selected.map((s) => linkOf(ctx, s)))];
     const mixed = socketLinks.filter((l) => !distinct.includes(l));
     if (socketLinks.some((l) => distinct.includes(l)) && mixed.length > 0) {
@@ -225,15 +300,20 @@ const defaultRouteCarriers: Check = {
     if (dataLinks.length > 0) {
       return result(
         'info',
-        `NCCL uses ${distinct.join(', ')}, which carries the default route, while the RDMA netdevs ${dataLinks.join(', ')} are on other networks`,
+        `NCCL's socket transport carries the data over ${distinct.join(', ')}, which carries the default route, while the RDMA netdevs ${dataLinks.join(', ')} are on other networks`,
         [usedEv, ...routeEv(withDefault)],
-        'Bootstrap and the IB out-of-band socket then run over the default-route network; that works only if it reaches every node of the job.',
+        'Without the IB transport the data goes over sockets, here over the default-route network; that works only if it reaches every node of the job.',
         advise(`Nothing to change if ${distinct.join(', ')} reaches every node of the job; otherwise name a data interface that does in NCCL_SOCKET_IFNAME (e.g. =${dataLinks[0]})`),
       );
     }
     return result('ok', `NCCL uses ${distinct.join(', ')}, which carries the default route; no other data network is visible`, [usedEv, ...routeEv(withDefault)], '');
   },
 };
+
+/** Bonded RDMA devices the plan leaves out next to ordinary HCAs (IB-003), as the socket policy sees them. */
+function ibFrontEndBonds(ctx: CheckContext): string[] {
+  return ctx.memo('advice.frontEndBonds', () => ibChoice(ctx, new Set(rdmaCandidates(ctx.snapshot, ctx.options).kept)).frontEndBonds);
+}
 
 export const routingChecks: Check[] = [routeTarget, defaultRouteCarriers];
 

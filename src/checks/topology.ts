@@ -89,11 +89,11 @@ const numaPlacement: Check = {
 // NCCL's own topology (src/model/topo): one check per finding kind, all from one report.
 const report = (ctx: CheckContext) => ctx.memo('topo-report', () => topoReport(ctx.snapshot, { ncclVersion: versionString(ctx.reasoning.choice.version) }));
 
-function topoCheck(id: string, title: string, okText: string, why: string): Check {
+function topoCheck(id: string, title: string, okText: string, why: string, family: Check['family'] = 'topology'): Check {
   return {
     id,
     title,
-    family: 'topology',
+    family,
     run(ctx) {
       const r = report(ctx);
       if (r.unavailable) return unknownBecause(`no PCI topology: ${r.unavailable}`, 'NCCL\'s GPU ↔ NIC paths cannot be rebuilt without the PCI tree.');
@@ -106,7 +106,8 @@ function topoCheck(id: string, title: string, okText: string, why: string): Chec
   };
 }
 
-const topoGdr = topoCheck('TOPO-010', 'GPUDirect RDMA is not disabled by distance', 'every GPU reaches its NIC within the GPUDirect RDMA distance', 'Beyond NCCL_NET_GDR_LEVEL (default PXB) NCCL stages network data through host memory, which costs bandwidth and CPU.');
+// GPUDirect RDMA per GPU: in the GPUDirect RDMA family, next to the NIC side (GDR-001), so the family shows the one verdict (topo/gdr-verdict.ts).
+const topoGdr = topoCheck('TOPO-010', 'GPUDirect RDMA is not disabled by distance', 'every GPU reaches its NIC within the GPUDirect RDMA distance', 'Beyond NCCL_NET_GDR_LEVEL (default PXB) NCCL does not use GPUDirect RDMA and stages every transfer through host memory: a copy per transfer, lower inter-node bandwidth, more CPU and memory-bus load.', 'gdr');
 const topoFunnel = topoCheck('TOPO-011', 'GPUs are spread over the NICs', 'each GPU\'s first channel uses its own NIC', 'GPUs that share a NIC while another sits idle halve their network bandwidth.');
 const topoLink = topoCheck('TOPO-012', 'PCIe links run at the speed and width they support', 'every GPU and NIC PCIe link runs at its maximum speed and width', 'A link trained down (x8 instead of x16, a lower generation) silently halves bandwidth; NCCL reads the maximum and does not notice.');
 const topoCross = topoCheck('TOPO-013', 'Every GPU has a NIC on its side of the CPU interconnect', 'no GPU reaches its NIC across sockets', 'Traffic across the CPU interconnect is slower and GPUDirect RDMA is off at SYS distance.');

@@ -37,6 +37,9 @@ export function registerEnvCommand(program: Command): void {
     process.stdout.write(out.body);
     // JSON has no comments: the summary goes to standard error there.
     if (out.summary.length) process.stderr.write(out.summary.map((l) => commentLine(l, 'bash')).join('\n') + '\n');
+    // An error these exports cannot fix (NCCL_COMM_ID pointing nowhere) must not pass as success: say it and exit 1.
+    for (const b of out.blocking) process.stderr.write(`ncclx env: not fixed by these exports: ${(commentLine(b, 'bash') ?? '').slice(2)}\n`);
+    if (out.blocking.length) process.exitCode = 1;
     // A file that silently lacks a variable would be worse than none: say it on standard error and exit 1.
     if (out.refused.length) {
       for (const r of out.refused) process.stderr.write(`ncclx env: ${r.name} left out of the ${opts.format} output: ${r.why}\n`);

@@ -3,7 +3,7 @@
 // read beforehand (tools on PATH, schedulers the kernel has, link speeds,
 // current file contents) in; a FixPlan out.
 
-import { envPlan } from '../model/advice/env-plan.js';
+import { envPlan, readerOf } from '../model/advice/env-plan.js';
 import type { CheckContext, DoctorRun } from '../model/doctor/types.js';
 import { contentDigest, iptQuotable, markRules, nftQuotable } from '../model/fix/describe.js';
 import { PLAN_SCHEMA, type Fix, type FixPlan, type MarkSelector, type OpSpec, type PlanFacts, type PlanOrigin } from '../model/fix/types.js';
@@ -288,8 +288,8 @@ function ncclConf(ctx: CheckContext, opts: PlanOptions, facts: PlanFacts): Omit<
   const plan = envOf(ctx);
   const notes: string[] = [];
   // nccl.conf sets only what NCCL reads; GLOO_SOCKET_IFNAME and RDMA_PEER_IFACES belong in the job's environment.
-  const vars = plan.vars.filter((v) => v.name.startsWith('NCCL_') && !/[\r\n]/.test(v.value));
-  const others = plan.vars.filter((v) => !v.name.startsWith('NCCL_'));
+  const vars = plan.vars.filter((v) => readerOf(v.name).ncclConf && !/[\r\n]/.test(v.value));
+  const others = plan.vars.filter((v) => !readerOf(v.name).ncclConf);
   if (others.length) notes.push(`not for nccl.conf, export in the job instead: ${others.map((v) => v.name).join(', ')}`);
   for (const v of vars) {
     const o = ctx.reasoning.env.origins[v.name];

@@ -4,7 +4,7 @@
 import type { DoctorRun } from '../model/doctor/types.js';
 import { versionString } from '../model/nccl/versions.js';
 import { countResults, exitCodeFor, FAMILY_TITLE, worstSeverity, type CheckInfo, type CheckResult, type Family, type Remediation, type Severity } from '../model/result/types.js';
-import { CHECKED, fixLines, remediationJson, remediationLines } from './remediation.js';
+import { checkedLine, fixLines, remediationJson, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
 import { append } from '../model/list.js';
 
@@ -85,7 +85,7 @@ function groupLines(g: Group, s: Style, o: { evidence: number; shown: Set<string
   }
   const rem = mergedRemediation(g.results);
   append(out, fixLines(remediationLines(rem && { ...rem, fixIds: [] }), s, '      ', g.severity === 'unknown' ? 'to know:' : 'fix:'));
-  if (g.results.every((r) => r.verdict?.resolves)) out.push(`      ${s.dim(CHECKED)}`);
+  if (g.results.every((r) => r.verdict?.resolves)) out.push(`      ${s.dim(checkedLine(g.results[0]!.verdict!))}`);
   if (rem?.fixIds?.length) out.push(`      ${s.dim('ncclx fix --only')} ${rem.fixIds.join(',')}`);
   return out;
 }

@@ -24,19 +24,40 @@ export function fishQuote(s: string): string {
  * (`set -a; . file` in bash and dash), python-dotenv (with its default
  * interpolation), npm dotenv, docker `--env-file` and `kubectl create
  * configmap --from-env-file`. The last two take the value verbatim (quotes
- * would become part of it), so a value is written unquoted, and only when it
- * holds nothing any reader treats specially: no quote, `$`, backquote,
- * backslash, `#`, whitespace, `~`, `;`, `(`, `)`, `&`, `|`, `<`, `>`, `*`, `?`,
- * `[`, `]`, `{`, `}`, `!` or control character. Such a value is refused: left
- * out of the file, with a note naming the variable (docs/env-formats.md).
+ * would become part of it), so a value is written unquoted when it holds
+ * nothing any reader treats specially: no quote, `$`, backquote, backslash,
+ * `#`, whitespace, `~`, `;`, `(`, `)`, `&`, `|`, `<`, `>`, `*`, `?`, `[`, `]`,
+ * `{`, `}`, `!` or control character.
  */
 const DOTENV_SAFE = /^[A-Za-z0-9_.,:/=+@%^-]*$/;
 
+/**
+ * A list of such words separated by single spaces (RDMA_PEER_IFACES) is
+ * written double-quoted: bash, dash, npm dotenv and python-dotenv read it
+ * exactly (nothing inside a double quote is special to them without `$`,
+ * backquote, backslash or `"`); docker and kubectl keep the quotes, which
+ * a comment in the file says (dotenvNote). Anything else is refused: left out
+ * of the file, with a note naming the variable (docs/env-formats.md).
+ */
+const DOTENV_QUOTABLE = /^[A-Za-z0-9_.,:/=+@%^-]+( [A-Za-z0-9_.,:/=+@%^-]+)+$/;
+
 /** Why a value cannot be written for every dotenv reader, or null when it can. */
 export function dotenvRefusal(value: string): string | null {
-  if (DOTENV_SAFE.test(value)) return null;
+  if (DOTENV_SAFE.test(value) || DOTENV_QUOTABLE.test(value)) return null;
   const bad = [...new Set([...value].filter((c) => !DOTENV_SAFE.test(c)))].map((c) => JSON.stringify(c)).join(' ');
   return `its value holds ${bad}, which dotenv readers do not read alike (docker keeps quotes, shells expand $ and backquotes, python-dotenv interpolates \${…})`;
+}
+
+/** The dotenv line of a value dotenvRefusal accepts. */
+function dotenvLine(v: EnvVar): string {
+  return DOTENV_SAFE.test(v.value) ? `${v.name}=${v.value}\n` : `${v.name}="${v.value}"\n`;
+}
+
+/** What a dotenv file must say about its quoted values (docker and kubectl keep the quotes), or null when it has none. */
+export function dotenvNote(vars: EnvVar[]): string | null {
+  const quoted = vars.filter((v) => !DOTENV_SAFE.test(v.value) && DOTENV_QUOTABLE.test(v.value)).map((v) => v.name);
+  if (quoted.length === 0) return null;
+  return `${quoted.join(', ')} ${quoted.length === 1 ? 'is' : 'are'} double-quoted (a list with spaces): bash, dash (set -a; . file), npm dotenv and python-dotenv read the exact value; docker --env-file and kubectl --from-env-file keep the quotes, so pass ${quoted.length === 1 ? 'it' : 'them'} there with --format k8s or json`;
 }
 
 /**
@@ -78,13 +99,14 @@ export function formatEnv(vars: EnvVar[], format: EnvFormat): string {
     case 'fish':
       return vars.map((v) => `set -gx ${v.name} ${fishQuote(v.value)}\n`).join('');
     case 'dotenv':
-      // Values that are not safe for every reader are left out by envText (dotenvRefusal), never quoted.
+      // Values that are not safe for every reader are left out by envText (dotenvRefusal), never quoted otherwise.
       for (const v of vars) if (dotenvRefusal(v.value)) throw new EnvFormatError(`${v.name}: ${dotenvRefusal(v.value)}`);
-      return vars.map((v) => `${v.name}=${v.value}\n`).join('');
+      return vars.map(dotenvLine).join('');
     case 'json':
       return JSON.stringify(Object.fromEntries(vars.map((v) => [v.name, v.value])), null, 2) + '\n';
     case 'nccl-conf':
       // NCCL reads NAME=VALUE verbatim: no quotes (they would become part of the value), one per line.
+      // Only what NCCL itself reads belongs here (envText leaves the rest out: readerOf in model/advice/env-plan.ts).
       for (const v of vars) {
         if (/[\r\n]/.test(v.value)) throw new EnvFormatError(`${v.name}: nccl.conf cannot hold a value with a line break`);
       }

@@ -1,7 +1,7 @@
 // Plain-text rendering of an ExplainReport.
 
 import type { RemediationVerdict } from '../model/result/types.js';
-import { CHECKED, findingJson, fixLines, remediationLines } from './remediation.js';
+import { findingJson, fixLines, remediationLines, verdictLines } from './remediation.js';
 import type { ExplainReport } from '../model/nccl/explain.js';
 import type { Finding } from '../model/nccl/socket-findings.js';
 import type { ConsumerResult, TraceEntry } from '../model/nccl/socket.js';
@@ -43,7 +43,7 @@ export function renderTrace(r: ConsumerResult, s: Style, indent = '  '): string[
 
 export function renderFinding(f: Finding, s: Style): string[] {
   const mark = f.severity === 'error' ? s.err('✗') : f.severity === 'warn' ? s.warn('!') : s.dim('i');
-  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s), ...((f as { verdict?: RemediationVerdict | null }).verdict?.resolves ? [`      ${s.dim(CHECKED)}`] : [])];
+  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s), ...verdictLines((f as { verdict?: RemediationVerdict | null }).verdict, s)];
 }
 
 export function renderExplain(r: ExplainReport, s: Style, verbose: boolean): string {

@@ -2,7 +2,7 @@
 // GID table and the ibdev2netdev-style map.
 
 import type { RemediationVerdict } from '../model/result/types.js';
-import { CHECKED, findingJson, fixLines, remediationLines } from './remediation.js';
+import { findingJson, fixLines, remediationLines, verdictLines } from './remediation.js';
 import type { DeviceReport, IbReport, PortReport } from '../model/nccl/ib-report.js';
 import { gidIPv4, parseGid, typeLabel } from '../model/nccl/gid.js';
 import type { Finding } from '../model/nccl/socket-findings.js';
@@ -31,7 +31,7 @@ function ncclCell(p: PortReport, virtualNets: Set<number>): string {
 
 export function renderFinding(f: Finding, s: Style): string[] {
   const mark = f.severity === 'error' ? s.err('✗') : f.severity === 'warn' ? s.warn('!') : s.dim('i');
-  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s), ...((f as { verdict?: RemediationVerdict | null }).verdict?.resolves ? [`      ${s.dim(CHECKED)}`] : [])];
+  return [`  ${mark} ${s.bold(f.id)} ${f.message}`, ...fixLines(remediationLines(f.remediation), s), ...verdictLines((f as { verdict?: RemediationVerdict | null }).verdict, s)];
 }
 
 function transportLine(r: IbReport, s: Style): string {

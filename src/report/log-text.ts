@@ -1,7 +1,7 @@
 // `ncclx log` as text (a summary first, then per host, then the problems with
 // what to check, then the prediction) and as JSON (docs/log-json.md).
 
-import type { Asymmetry, HostFacts, LogAnalysis, LogProblem } from '../model/log/analyze.js';
+import type { Asymmetry, DetailKind, HostFacts, LogAnalysis, LogProblem } from '../model/log/analyze.js';
 import type { Endpoint, IbEntry } from '../model/log/facts.js';
 import type { Prediction } from '../model/log/predict.js';
 import type { Style } from './style.js';
@@ -47,10 +47,24 @@ function names(hosts: string[], max = 6): string {
   return hosts.length <= max ? hosts.join(', ') : `${hosts.slice(0, max).join(', ')} and ${hosts.length - max} more`;
 }
 
+/** The distinct values a problem's occurrences name (model/log/analyze.ts keeps at most 8 of each). */
+const DETAIL_LABELS: [DetailKind, string][] = [
+  ['peer', 'peers'],
+  ['localGid', 'local GIDs'],
+  ['remoteGid', 'remote GIDs'],
+  ['device', 'devices'],
+];
+
 function problemLines(p: LogProblem, s: Style, verbose: boolean): string[] {
   const mark = p.severity === 'error' ? s.err('✗') : s.warn('!');
   const where = p.hosts.length ? ` on ${names(p.hosts)}` : '';
-  const out = [`${mark} ${s.bold(p.title)} ×${p.count}${where}`, `    line: ${p.line.trim()}`, `    means: ${p.meaning}`];
+  const out = [`${mark} ${s.bold(p.title)} ×${p.count}${where}`, `    line: ${p.line.trim()}`];
+  for (const [kind, label] of DETAIL_LABELS) {
+    const vs = p.details?.[kind];
+    if (vs?.length) out.push(`    ${label}: ${vs.join(', ')}`);
+  }
+  if (p.note) out.push(`    note: ${p.note}`);
+  out.push(`    means: ${p.meaning}`);
   const causes = verbose ? p.causes : p.causes.slice(0, 3);
   if (causes.length) append(out, ['    usual causes:'], causes.map((c) => `      - ${c}`));
   if (p.next.length) append(out, ['    next:'], p.next.map((n) => `      - ${n}`));

@@ -47,3 +47,16 @@ export function findingJson<F extends { remediation: Remediation; verdict?: Reme
 
 /** The line under a fix that says it was checked in the model. */
 export const CHECKED = 'checked: applied to this node in the model, it resolves this and raises nothing new';
+
+/** The checked line of a verdict: errors of the same family that stay are named, so "resolves this" never reads as "the job works". */
+export function checkedLine(v: RemediationVerdict): string {
+  const stay = v.stillFailing ?? [];
+  if (stay.length === 0) return CHECKED;
+  const ids = [...new Set(stay.map((x) => x.checkId))];
+  return `${CHECKED}; ${ids.join(', ')} ${ids.length === 1 && stay.length === 1 ? 'stays an error' : 'stay errors'} until ${ids.length === 1 && stay.length === 1 ? 'its' : 'their'} own fix`;
+}
+
+/** The checked line under a finding's fix, when its verdict resolves it. */
+export function verdictLines(v: RemediationVerdict | null | undefined, s: { dim(t: string): string }): string[] {
+  return v?.resolves ? [`      ${s.dim(checkedLine(v))}`] : [];
+}

@@ -4,7 +4,7 @@
 // new input to the same functions, memoized per input. No React, no I/O.
 
 import { runDoctor } from '../checks/run.js';
-import { verifyRun } from '../checks/verify.js';
+import { verifyRun, type SimCache } from '../checks/verify.js';
 import { makeContext } from '../model/doctor/context.js';
 import type { Check, CheckOptions, DoctorRun } from '../model/doctor/types.js';
 import type { CheckResult, Severity } from '../model/result/types.js';
@@ -88,13 +88,13 @@ function versionOf(node: NodeInput, w: WhatIf): string | undefined {
 }
 
 /** Everything the views need, for one what-if. Throws when the version does not parse. */
-export function computeModel(node: NodeInput, w: WhatIf = {}): Omit<Model, 'error'> {
+export function computeModel(node: NodeInput, w: WhatIf = {}, sims?: SimCache): Omit<Model, 'error'> {
   const snap = whatIfSnapshot(node.snapshot, w);
   const ncclVersion = versionOf(node, w);
   const options: CheckOptions = { ...node.options, ncclVersion };
   const ctx = makeContext(snap, { ncclVersion }, options);
   // The same aligned and model-checked remediations as the text report and --json (checks/verify.ts).
-  const run = verifyRun(runDoctor(node.checks, ctx));
+  const run = verifyRun(runDoctor(node.checks, ctx), sims);
   // The RDMA checks memoize the IB model under this key with these arguments: reuse it.
   const ib = ctx.memo('ibModel', () => ibModel(snap, { ncclVersion }));
   return { run, explain: explain(snap, { ncclVersion }), ib, topo: ctx.memo('topo-report', () => topoReport(snap, { ncclVersion })) };
@@ -113,6 +113,8 @@ const BASE_KEY = whatIfKey({});
  */
 export class ModelCache {
   private readonly cache = new Map<string, Omit<Model, 'error'>>();
+  /** The verifiers' simulations, shared by every what-if of this node (a remediation's end state is often another what-if's). */
+  private readonly sims: SimCache = new Map();
   private last: Omit<Model, 'error'> | null = null;
   constructor(
     readonly node: NodeInput,
@@ -124,7 +126,8 @@ export class ModelCache {
     let m = this.cache.get(key);
     if (!m) {
       try {
-        m = computeModel(this.node, w);
+        if (this.sims.size > 1024) this.sims.clear();
+        m = computeModel(this.node, w, this.sims);
       } catch (e) {
         // The node's own model must exist (a bad --nccl-version is the caller's error); a what-if falls back.
         const fallback = this.last ?? (key === BASE_KEY ? null : this.get({}));
@@ -178,18 +181,27 @@ export function verdict(results: CheckResult[]): { severity: Severity; text: str
 /** A stable key for a result, to compare what-if results with the node's. */
 export const resultKey = (r: CheckResult) => `${r.checkId}\u0000${r.severity}\u0000${r.summary}`;
 
-export type Change = 'new' | 'resolved' | 'same';
+/**
+ * new: a problem the what-if brings; resolved: the node's problem is gone and
+ * its check now judges the node ok; gone: it no longer applies — its check
+ * cannot judge any more (not applicable, or unknown), usually because the
+ * what-if broke what it depends on (a typo in NCCL_SOCKET_IFNAME leaves
+ * nothing to compare default routes or GPUDirect RDMA with); same: unchanged.
+ */
+export type Change = 'new' | 'resolved' | 'gone' | 'same';
 
-/** Problems (not ok) under the what-if, and the node's problems the what-if resolves; new ones first. */
+/** Problems (not ok) under the what-if, and the node's problems the what-if resolves or makes moot; new ones first. */
 export function problemDiff(base: CheckResult[], now: CheckResult[]): { result: CheckResult; change: Change }[] {
   const problem = (r: CheckResult) => r.severity !== 'ok' && r.severity !== 'na';
   const baseKeys = new Set(base.filter(problem).map(resultKey));
   const nowKeys = new Set(now.filter(problem).map(resultKey));
-  const rank: Record<Change, number> = { new: 0, resolved: 1, same: 2 };
+  // A check that says "ok" about the node judged it and found it fine; one that only says "n/a" or "unknown" did not.
+  const judgedOk = new Set(now.filter((r) => r.severity === 'ok').map((r) => r.checkId));
+  const rank: Record<Change, number> = { new: 0, resolved: 1, gone: 2, same: 3 };
   const sev: Record<Severity, number> = { error: 0, warn: 1, unknown: 2, info: 3, ok: 4, na: 5 };
   const out = [
     ...now.filter(problem).map((r) => ({ result: r, change: (baseKeys.has(resultKey(r)) ? 'same' : 'new') as Change })),
-    ...base.filter((r) => problem(r) && !nowKeys.has(resultKey(r))).map((r) => ({ result: r, change: 'resolved' as Change })),
+    ...base.filter((r) => problem(r) && !nowKeys.has(resultKey(r))).map((r) => ({ result: r, change: (judgedOk.has(r.checkId) && !now.some((x) => x.checkId === r.checkId && x.severity === 'unknown') ? 'resolved' : 'gone') as Change })),
   ];
   return out.sort((a, b) => rank[a.change] - rank[b.change] || sev[a.result.severity] - sev[b.result.severity]);
 }

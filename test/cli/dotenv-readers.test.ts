@@ -90,3 +90,39 @@ describe('dotenv output read by its readers', () => {
     });
   }
 });
+
+// A multi-rail node: RDMA_PEER_IFACES is a list with spaces (#25). Double-quoted, every reader but docker/kubectl
+// reads it exactly (the file says so); nccl.conf gets only what NCCL reads at its init.
+describe('a multi-rail node (roce-healthy): RDMA_PEER_IFACES, a list with spaces', () => {
+  const FIXTURE = join(__dirname, '../fixtures/roce-healthy');
+  const env = (format: string) => spawnSync(process.execPath, [CLI, 'env', '--root', FIXTURE, '--format', format, '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
+  const want = JSON.parse(env('json').stdout) as Record<string, string>;
+
+  it('dotenv: exit 0, and bash, dash, npm dotenv and python-dotenv read every value exactly; docker keeps the quotes, which the file says', () => {
+    expect(want['RDMA_PEER_IFACES']).toMatch(/^enp\S+( enp\S+){7}$/);
+    const out = env('dotenv');
+    expect(out.status, out.stderr).toBe(0);
+    const file = join(tmp, 'multi-rail.env');
+    writeFileSync(file, out.stdout);
+    const peer = (sh: string) => {
+      const r = spawnSync(sh, ['-c', `set -a; . "$1"; printf '%s' "$RDMA_PEER_IFACES"`, 'sh', file], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    expect(peer('bash')).toBe(want['RDMA_PEER_IFACES']);
+    expect(peer('dash')).toBe(want['RDMA_PEER_IFACES']);
+    expect(npmDotenv(readFileSync(file))).toEqual(want);
+    for (const py of PYTHONS) expect(python(py, file), py).toEqual(want);
+    expect(dockerEnvFile(out.stdout)['RDMA_PEER_IFACES']).toBe(`"${want['RDMA_PEER_IFACES']}"`);
+    expect(out.stdout).toMatch(/^# note: RDMA_PEER_IFACES is double-quoted .*docker --env-file and kubectl --from-env-file keep the quotes/m);
+  });
+
+  it('nccl-conf: only what NCCL reads at its init; GLOO_SOCKET_IFNAME and RDMA_PEER_IFACES are notes to export instead', () => {
+    const out = env('nccl-conf');
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(lines.map((l) => l.split('=')[0])).toEqual(['NCCL_SOCKET_IFNAME', 'NCCL_IB_HCA']);
+    expect(out.stdout).toMatch(/^# note: not in nccl\.conf \(PyTorch's Gloo .*export GLOO_SOCKET_IFNAME=eno1$/m);
+    expect(out.stdout).toMatch(/^# note: not in nccl\.conf .*export RDMA_PEER_IFACES='enp/m);
+  });
+});

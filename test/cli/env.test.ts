@@ -29,9 +29,11 @@ describe('socket exports with names Linux allows', () => {
     expect(JSON.parse(r.stdout)).toEqual({ NCCL_SOCKET_IFNAME: `=${odd}`, GLOO_SOCKET_IFNAME: odd });
     expect(r.stderr).toMatch(/^# NCCL_SOCKET_IFNAME: /m);
   });
-  it('nccl-conf: verbatim NAME=VALUE lines NCCL reads back unchanged', () => {
+  it('nccl-conf: verbatim NAME=VALUE lines NCCL reads back unchanged; GLOO_SOCKET_IFNAME only as a comment (Gloo reads the environment, before NCCL applies nccl.conf)', () => {
     const r = ncclx(['env', '--snapshot', file, '--format', 'nccl-conf', '--nccl-version', '2.28.3']);
-    expect(r.stdout.split('\n').slice(0, 2)).toEqual([`NCCL_SOCKET_IFNAME==${odd}`, `GLOO_SOCKET_IFNAME=${odd}`]);
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual([`NCCL_SOCKET_IFNAME==${odd}`, '']);
+    expect(r.stdout).not.toMatch(/^GLOO_SOCKET_IFNAME=/m);
+    expect(r.stdout).toMatch(/^# note: not in nccl\.conf \(PyTorch's Gloo reads it .*\); export it in the job's environment: export GLOO_SOCKET_IFNAME=/m);
   });
   it('a docker0/lo-only choice is replaced by the routable interface', () => {
     const f2 = join(tmp, 'docker.json');
@@ -66,5 +68,35 @@ describe('RDMA exports on fixture nodes', () => {
     expect(j.RDMA_PEER_IFACES).toBe('enp12s0np0 enp42s0np0');
     expect(j.NCCL_IB_HCA).toBe('=mlx5_0:1,mlx5_1:1');
     expect(r.stderr).toMatch(/the peer advertises ens9/);
+  });
+});
+
+// Issue #25: NCCL_COMM_ID whose host does not resolve stops NCCL at init. The advice addresses that first:
+// no interface list claims plainly to resolve what only the address of rank 0 fixes, and `ncclx env` does not exit 0 in silence.
+describe('NCCL_COMM_ID=gpu-node-001:29500 that does not resolve', () => {
+  const file = join(tmp, 'commid.json');
+  writeFileSync(
+    file,
+    JSON.stringify(
+      snapshotOf([link('lo', ['127.0.0.1/8']), link('eth0', ['10.0.0.5/24']), link('eth1', ['10.1.0.5/24'])], {
+        env: { NCCL_COMM_ID: 'gpu-node-001:29500' },
+        resolutions: { 'gpu-node-001': { addresses: [], error: 'getaddrinfo ENOTFOUND gpu-node-001' } },
+      }),
+    ),
+  );
+
+  it('ncclx env says to fix NCCL_COMM_ID first, on stderr and in the file, and exits 1', () => {
+    const r = ncclx(['env', '--snapshot', file, '--nccl-version', '2.28.3']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^ncclx env: not fixed by these exports: First fix NCCL_COMM_ID=gpu-node-001:29500: .*does not resolve/m);
+    expect(r.stdout).toMatch(/NOT FIXED BY THESE EXPORTS: First fix NCCL_COMM_ID=gpu-node-001:29500/);
+  });
+
+  it('doctor: SOCK-001 names the cause first, and its checked line says SOCK-007 and SOCK-008 stay errors', () => {
+    const r = ncclx(['doctor', '--snapshot', file, '--nccl-version', '2.28.3']);
+    const sock001 = r.stdout.slice(r.stdout.indexOf('SOCK-001'), r.stdout.indexOf('\n\n', r.stdout.indexOf('SOCK-001')));
+    expect(sock001).toMatch(/fix: The cause is NCCL_COMM_ID \(SOCK-007\): fix it first/);
+    expect(sock001).toMatch(/checked: applied to this node in the model, it resolves this and raises nothing new; SOCK-007, SOCK-008 stay errors until their own fix/);
+    expect(sock001).not.toMatch(/raises nothing new\n/);
   });
 });

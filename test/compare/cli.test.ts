@@ -114,7 +114,7 @@ describe('ncclx compare', () => {
     const j = JSON.parse(ncclx(['compare', healthy, '--json']).out);
     expect(Object.keys(j)).toEqual(['schemaVersion', 'inputs', 'nodes', 'symmetric', 'rails', 'mesh', 'bootstrap', 'consistency', 'findings', 'summary', 'exitCode']);
     expect(j.schemaVersion).toBe(2);
-    expect(j.nodes[0]).toEqual({ node: 'gpu00001', file: join(healthy, 'gpu00001.json'), host: 'gpu00001', ncclVersion: '2.28.3', versionAssumed: false, network: 'IB', rails: 8, netDevices: 8, bootstrap: 'eno1 172.16.0.2/16', gdr: 'peer-memory' });
+    expect(j.nodes[0]).toEqual({ node: 'gpu00001', file: join(healthy, 'gpu00001.json'), host: 'gpu00001', ncclVersion: '2.28.3', versionAssumed: false, network: 'IB', rails: 8, netDevices: 8, bootstrap: 'eno1 172.16.0.2/16', gdr: 'on (8/8 GPUs)' });
     expect(Object.keys(j.symmetric)).toEqual(['netdevs', 'peerIfacesLine', 'ncclIbHca', 'ncclIbHcaByNode', 'exports', 'notEverywhere', 'perNode', 'majority']);
     expect(Object.keys(j.rails.rails[0])).toEqual(['rail', 'nodes', 'missingOn', 'values', 'mismatches', 'perNode']);
     expect(j.rails.rails[0].values.hca).toEqual([{ value: 'mlx5_0:1', count: 4, nodes: null }]);

@@ -165,7 +165,8 @@ describe('consistency', () => {
   it('GPUDirect RDMA on some nodes only', async () => {
     const r = compare(await cluster(4, { 3: 'no-peermem' }));
     expect(byId(r, 'CMP-012')[0]).toMatchObject({ severity: 'warn', nodes: ['gpu00004'], summary: 'GPUDirect RDMA differs between nodes: peer memory (nvidia_peermem) on 3 nodes, DMA-BUF only on gpu00004' });
-    expect(r.consistency.gdr.map((g) => g.value)).toEqual(['peer-memory', 'dma-buf']);
+    // The doctor's verdict, per node (topo/gdr-verdict.ts): the same words as GDR-001 and TOPO-010 say.
+    expect(r.consistency.gdr.map((g) => g.value)).toEqual(['on (8/8 GPUs)', 'DMA-BUF only (decided at run time)']);
   });
 
   it('the same node twice, and an address on two nodes', async () => {

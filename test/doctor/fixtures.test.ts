@@ -86,24 +86,26 @@ const EXPECTED: Record<string, Expected> = {
   'ib8-storage': {
     exit: 0,
     notOk: {
-      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
-      'TOPO-010:info': 8,
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB:
+      // GPUDirect RDMA is off for all eight GPUs, one warning listing them (issue #25: one verdict, one finding per kind).
+      'TOPO-010:warn': 1,
       // mlx5_5 and mlx5_11 (one port of each storage NIC) are not cabled: DOWN/Disabled. One result listing both.
       'IB-009:warn': 1,
       // NCCL_IB_HCA unset: the IB rails and the two cabled RoCE storage ports are kept together.
       'IB-015:warn': 1,
-      // The uncabled storage ports' netdevs have no IPv4: left out of RDMA_PEER_IFACES. (IB-006 does not
-      // apply: NCCL never uses these DOWN ports, so their GID choice does not matter.)
-      'CAND-001:warn': 2,
+      // The uncabled storage ports are left out of RDMA_PEER_IFACES: their ports are DOWN (IB-009's subject),
+      // one info listing both, with no advice to address a port that is down. (IB-006 does not apply: NCCL
+      // never uses these DOWN ports, so their GID choice does not matter.)
+      'CAND-001:info': 1,
     },
   },
   'roce-one-subnet': {
     exit: 1,
     notOk: {
-      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
-      'TOPO-010:info': 8,
-      // NCCL_SOCKET_IFNAME unset: the socket transport takes ens3 (default route) together with the rails.
-      'SOCK-031:warn': 1,
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB: one warning for the eight GPUs.
+      'TOPO-010:warn': 1,
+      // (No SOCK-031: the IB transport carries the data, so NCCL's sockets carry only bootstrap and the IB OOB,
+      // on ens3, NCCL's own first choice and the default-route network: the socket policy of docs/advice.md.)
       // Eight RoCE rails in 172.16.0.0/24 (one group), with the kernel's ARP defaults.
       'ARP-001:warn': 1,
       // Per rail: arp_announce=0 and arp_ignore=0 (error), arp_filter=0.
@@ -116,9 +118,9 @@ const EXPECTED: Record<string, Expected> = {
   'roce-rail-subnets': {
     exit: 0,
     notOk: {
-      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
-      'TOPO-010:info': 8,
-      'SOCK-031:warn': 1, // socket transport: eno1 (default route) with the rails
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB: one warning for the eight GPUs.
+      'TOPO-010:warn': 1,
+      // (No SOCK-031: the IB transport carries the data; bootstrap on eno1, the default-route network, per the socket policy.)
       'IB-010:warn': 1, // ens6f1np1 (mlx5_7) left at MTU 1500
       'IB-028:info': 1, // dual-port NICs fused into virtual NICs (≥ 2.24.3)
     },
@@ -126,18 +128,18 @@ const EXPECTED: Record<string, Expected> = {
   'mesh-direct': {
     exit: 0,
     notOk: {
-      'SOCK-031:warn': 1, // socket transport: enP7s7 (default route) with the mesh ports
+      // (No SOCK-031: the IB transport carries the data; bootstrap on enP7s7, the default-route network, per the socket policy.)
       'IB-009:warn': 1, // roceP2p1s0f1 not cabled
       'IB-028:info': 1, // rocep1s0f0 + rocep1s0f1 fused
       'IB-035:warn': 1, // ...across two different /30s
-      'CAND-001:warn': 1, // enP2p1s0f1np1: no IPv4 (IB-006 does not apply: the port is DOWN, NCCL skips it)
+      'CAND-001:info': 1, // enP2p1s0f1np1 left out: its port is DOWN (IB-009), so no advice to address it (IB-006 does not apply either)
     },
   },
   sandbox: {
     exit: 1,
     notOk: {
       // No NET is left in the topology (IB-038), so the GPU↔NIC checks do not apply.
-      'SOCK-031:warn': 1, // the pod network's eth0 (default route) next to net1/net2 in the socket transport
+      // (No SOCK-031: the IB transport carries the data; bootstrap on the pod network's eth0, per the socket policy.)
       'IB-014:error': 1, // 64 KiB memlock (< 64 MiB: error)
       'IB-019:info': 1, // EINVAL on other namespaces' GID types, tolerated by 2.28.3
       'IB-020:warn': 1, // mlx5_1: GID 2 or 7
@@ -152,9 +154,9 @@ const EXPECTED: Record<string, Expected> = {
   'roce-bond': {
     exit: 0,
     notOk: {
-      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB (said as info).
-      'TOPO-010:info': 8,
-      'SOCK-031:warn': 1, // socket transport: eno1 (default route) with ens2np0, ens5np0, bond0
+      // GPUs and NICs on separate root ports of one CPU: NCCL's path is PHB, beyond the default GDR level PXB: one warning for the eight GPUs.
+      'TOPO-010:warn': 1,
+      // (No SOCK-031: the IB transport carries the data; bootstrap on eno1, the default-route network, per the socket policy.)
       'IB-003:warn': 1, // NCCL_IB_HCA unset: mlx5_bond_0 used next to mlx5_2, mlx5_3
     },
   },
@@ -169,9 +171,8 @@ const EXPECTED: Record<string, Expected> = {
   'roce-healthy': {
     exit: 0,
     notOk: {
-      // NCCL_SOCKET_IFNAME==eno1 puts NCCL's sockets on the frontend (default route) while the rails are
-      // on their own networks: said as info, as designed.
-      'SOCK-031:info': 1,
+      // NCCL_SOCKET_IFNAME==eno1 puts NCCL's sockets on the frontend (default route) while the IB transport
+      // carries the data over the rails: exactly the socket policy of docs/advice.md, so nothing to say.
     },
   },
 };
@@ -228,7 +229,12 @@ describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => 
     expect(r.summary).toMatch(/arp_announce=0.*arp_ignore=0.*arp_filter=0/);
     expect(r.evidence).toContainEqual({ kind: 'file', source: '/proc/sys/net/ipv4/conf/all/arp_announce', value: '0' });
     expect(r.evidence).toContainEqual({ kind: 'file', source: '/proc/sys/net/ipv4/conf/enp42s0np0/arp_ignore', value: '0 (effective 0 = max(all, if))' });
-    expect(r.remediation!.commands).toEqual([['sysctl', '-w', 'net/ipv4/conf/enp42s0np0/arp_announce=2', 'net/ipv4/conf/enp42s0np0/arp_ignore=1', 'net/ipv4/conf/enp42s0np0/arp_filter=1']]);
+    // Safe to paste alone (issue #25): the rail's policy routing (ARP-004's lines for it) comes first, then the sysctls.
+    expect(r.remediation!.commands).toEqual([
+      ['ip', 'route', 'replace', '172.16.0.0/24', 'dev', 'enp42s0np0', 'src', '172.16.0.12', 'table', '100'],
+      ['ip', 'rule', 'add', 'from', '172.16.0.12', 'lookup', '100'],
+      ['sysctl', '-w', 'net/ipv4/conf/enp42s0np0/arp_announce=2', 'net/ipv4/conf/enp42s0np0/arp_ignore=1', 'net/ipv4/conf/enp42s0np0/arp_filter=1'],
+    ]);
   });
   it('ARP-003: the distro\'s loose rp_filter=2 is safe', () => {
     expect(of(j(), 'ARP-003').map((r) => r.severity)).toEqual(['ok']);
@@ -286,9 +292,11 @@ describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => 
 });
 
 describe('RoCE netdevs without IPv4: left out of the candidate set', () => {
-  it('ib8-storage: the uncabled storage ports, by netdev and HCA port; the peer line keeps the others', () => {
+  it('ib8-storage: the uncabled storage ports, by netdev and HCA port, in one result that says their ports are DOWN (no address advice); the peer line keeps the others', () => {
     const j = runs['ib8-storage']!.j;
-    expect(of(j, 'CAND-001', 'warn').map((r) => r.summary.split(' is left out')[0])).toEqual(['enp41s0f1np1 (mlx5_5:1)', 'enp170s0f1np1 (mlx5_11:1)']);
+    const [down] = of(j, 'CAND-001', 'info');
+    expect(down!.summary).toBe('enp41s0f1np1 (mlx5_5:1) DOWN/Disabled, enp170s0f1np1 (mlx5_11:1) DOWN/Disabled: left out of the candidate set, their ports are not ACTIVE (IB-009)');
+    expect(down!.remediation!.advice).not.toMatch(/^Give /);
     const line = of(j, 'CAND-001', 'ok')[0]!.remediation!.env['RDMA_PEER_IFACES']!;
     expect(line).toContain('enp41s0f0np0');
     expect(line).not.toContain('enp41s0f1np1');
@@ -297,7 +305,7 @@ describe('RoCE netdevs without IPv4: left out of the candidate set', () => {
   });
   it('mesh-direct: the uncabled fourth port', () => {
     const j = runs['mesh-direct']!.j;
-    expect(of(j, 'CAND-001', 'warn').map((r) => r.summary.split(' is left out')[0])).toEqual(['enP2p1s0f1np1 (roceP2p1s0f1:1)']);
+    expect(of(j, 'CAND-001', 'info').map((r) => r.summary.split(' DOWN/')[0])).toEqual(['enP2p1s0f1np1 (roceP2p1s0f1:1)']);
     expect(of(j, 'IB-006').map((r) => r.severity)).toEqual(['ok']);
   });
 });
@@ -450,9 +458,9 @@ describe('exit codes, --format prom, --only and --skip', () => {
     const arp = doctorJson(one, ['--nccl-version', VERSION, '--only', 'ARP']);
     expect([...new Set(arp.j.results.map((r) => r.id))]).toEqual(['ARP-001', 'ARP-002', 'ARP-003', 'ARP-004']);
     expect(arp.code).toBe(1);
-    const warnOnly = doctorJson(one, ['--nccl-version', VERSION, '--only', 'ARP-001,SOCK-031']);
-    expect([...new Set(warnOnly.j.results.map((r) => r.id))]).toEqual(['SOCK-031', 'ARP-001']);
-    expect(notOk(warnOnly.j)).toEqual({ 'SOCK-031:warn': 1, 'ARP-001:warn': 1 });
+    const warnOnly = doctorJson(one, ['--nccl-version', VERSION, '--only', 'ARP-001,TOPO-010']);
+    expect([...new Set(warnOnly.j.results.map((r) => r.id))]).toEqual(['ARP-001', 'TOPO-010']);
+    expect(notOk(warnOnly.j)).toEqual({ 'ARP-001:warn': 1, 'TOPO-010:warn': 1 });
     expect(warnOnly.code).toBe(0);
   });
   it('--skip: skipping the only erroring check makes the node pass the gate', () => {

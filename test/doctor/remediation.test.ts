@@ -11,15 +11,15 @@ const CLI = join(__dirname, '../helpers/ncclx.mjs');
 const FIX = join(__dirname, '../fixtures');
 const HOME = tempDir('ncclx-rem-home-');
 
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'], HOME } });
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'], HOME, ...env } });
   return JSON.parse(r.stdout);
 }
 
 describe('SOCK-031 remediation', () => {
-  // sandbox: the pod network eth0 carries the default route next to the rails net1 and net2.
+  // sandbox with the IB transport off, so sockets carry the data: the pod network eth0 carries the default route next to the rails net1 and net2.
   it('pins every rail: NCCL reads one "=" for the whole list, so "=net1,=net2" would keep net1 only', () => {
-    const doc = cli(['doctor', '--json', '--root', join(FIX, 'sandbox'), '--nccl-version', '2.28.3', '--only', 'SOCK-031']);
+    const doc = cli(['doctor', '--json', '--root', join(FIX, 'sandbox'), '--nccl-version', '2.28.3', '--only', 'SOCK-031'], { NCCL_IB_DISABLE: '1' });
     const r = doc.results.find((x: { id: string; severity: string }) => x.id === 'SOCK-031' && x.severity === 'warn');
     expect(r.remediation.env).toEqual({ NCCL_SOCKET_IFNAME: '=net1,net2' });
     const ex = cli(['explain', '--json', '--root', join(FIX, 'sandbox'), '--nccl-version', '2.28.3', '--ifname', r.remediation.env.NCCL_SOCKET_IFNAME]);

@@ -41,9 +41,8 @@ describe('plans on the fixture nodes', () => {
     const r = fix('roce-one-subnet', ['--json']);
     expect(r.code, r.stderr).toBe(0);
     const f = byId(r.json!);
-    // ncclx env and the doctor agree on NCCL_SOCKET_IFNAME (SOCK-031), so the nccl-conf fix resolves it too.
-    expect(Object.keys(f)).toEqual(['policy-routing', 'arp-sysctl', 'nccl-conf']);
-    expect(f['nccl-conf']!.resolves.map((x) => x.checkId)).toEqual(['SOCK-031']);
+    // NCCL's own socket choice (ens3 for bootstrap, the IB transport for data) follows the socket policy: no nccl-conf fix.
+    expect(Object.keys(f)).toEqual(['policy-routing', 'arp-sysctl']);
     const rules = f['policy-routing']!.ops.filter((o) => o['kind'] === 'ip-rule');
     expect(rules.map((o) => o['table'])).toEqual([100, 101, 102, 103, 104, 105, 106]);
     // Routes come before the rules that point at their tables.

@@ -3,6 +3,7 @@
 // dotenv, python-dotenv, NCCL's conf rules): shared by test/cli/readers.test.ts
 // (fixed payloads) and test/fuzz/shapes.test.ts (random ones).
 
+import { readerOf } from '../../src/model/advice/env-plan.js';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -138,7 +139,8 @@ export function checkDotenvAndConf(all: Rendered[]): void {
     expect(npmDotenv(r.out.dotenv.body), label(r)).toEqual(kept);
     if (r.out['nccl-conf'].error) continue;
     const conf = effectiveEnv({ process: {}, confFiles: [{ path: '/etc/nccl.conf', role: 'etc', content: r.out['nccl-conf'].body, error: null }], home: { passwd: null, env: null } }, profile);
-    expect(conf.vars, label(r)).toEqual(r.json);
+    // nccl.conf holds only what NCCL reads (readerOf): the json entries NCCL reads, exactly.
+    expect(conf.vars, label(r)).toEqual(Object.fromEntries(Object.entries(r.json).filter(([n]) => readerOf(n).ncclConf)));
   }
 }
 

@@ -68,7 +68,15 @@ if (RUN) {
       const arp = r.of('ARP-002');
       expect(arp.map((x) => [x.severity, pasteLines(x.remediation).join('\n')])).toEqual([
         ['error', 'sysctl -w net/ipv4/conf/ens1f0np0/arp_announce=2 net/ipv4/conf/ens1f0np0/arp_ignore=1 net/ipv4/conf/ens1f0np0/arp_filter=1'],
-        ['error', 'sysctl -w net/ipv4/conf/ens2f0np0/arp_announce=2 net/ipv4/conf/ens2f0np0/arp_ignore=1 net/ipv4/conf/ens2f0np0/arp_filter=1'],
+        // The second rail is routed through the first: its lines carry ARP-004's policy routing first, so they are safe alone.
+        [
+          'error',
+          [
+            'ip route replace 10.77.0.0/24 dev ens2f0np0 src 10.77.0.2 table 100',
+            'ip rule add from 10.77.0.2 lookup 100',
+            'sysctl -w net/ipv4/conf/ens2f0np0/arp_announce=2 net/ipv4/conf/ens2f0np0/arp_ignore=1 net/ipv4/conf/ens2f0np0/arp_filter=1',
+          ].join('\n'),
+        ],
       ]);
       expect(arp[1]!.evidence).toContainEqual({ kind: 'file', source: '/proc/sys/net/ipv4/conf/ens2f0np0/arp_ignore', value: '0 (effective 0 = max(all, if))' });
       expect(arp[1]!.why).toMatch(/IBV_WC_RETRY_EXC_ERR \(status 12\)/);
@@ -146,10 +154,14 @@ if (RUN) {
     });
     afterAll(() => k?.destroy());
 
-    it('is quoted in the sysctl fix, and the fix works when pasted', async () => {
+    it('is quoted in the policy routing and sysctl fix, and the fix works when pasted', async () => {
       const r = await doctor(k, ['--json', '--only', 'ARP-002', '--nccl-version', '2.28.3'], {}, fixture);
       const odd = r.of('ARP-002').find((x) => x.summary.startsWith(ODD))!;
-      expect(pasteLines(odd.remediation).join('\n')).toBe(`sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`);
+      expect(pasteLines(odd.remediation)).toEqual([
+        `ip route replace 10.78.0.0/24 dev 'r$d;(0'\\''' src 10.78.0.2 table 100`,
+        'ip rule add from 10.78.0.2 lookup 100',
+        `sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`,
+      ]);
       paste(k, odd.remediation);
       expect(k.exec(['cat', `/proc/sys/net/ipv4/conf/${ODD}/arp_announce`]).trim()).toBe('2');
       const again = await doctor(k, ['--json', '--only', 'ARP-002', '--nccl-version', '2.28.3'], {}, fixture);

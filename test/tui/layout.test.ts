@@ -98,7 +98,7 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
         ['3', /GID table — mlx5_0:1/, /^› mlx5_0:1 /m],
         ['4', /^What-if/m, /^› NCCL_SOCKET_IFNAME +unset/m],
         ['5', /fix(es)? proposed for dgx-h100-01/, /^› \[ \] nccl-conf /m],
-        ['6', /ncclx env --format/, /^export NCCL_SOCKET_IFNAME='=ibp24s0,/m],
+        ['6', /ncclx env --format/, /^export NCCL_SOCKET_IFNAME='=ibp24s0'/m],
         ['7', /ncclx topo — NCCL/, /^ {2}GPU0 +PHB\*/m],
       ];
       await T.waitScreen(s, /\d+ results/);
@@ -116,7 +116,7 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
       }
       // The Summary's cursor stays visible while it moves to the end and back.
       T.keys(s, '1', 'G');
-      let f = await T.waitScreen(s, /^› \[.\] GDR-003 /m);
+      let f = await T.waitScreen(s, /^› \[.\] TOPO-010 /m);
       checkFrame(f, cols, rows, 'summary at the end');
       T.keys(s, 'g');
       f = await T.waitScreen(s, /^› \[✓\] SOCK-001 /m);
@@ -216,16 +216,16 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
         expect(block.map((l) => l.replace(/^ {2}/, '')).join('\n').replace(/\\\n/g, '')).toBe(cmd);
       }
     }
-    // One word wider than the screen (NCCL_SOCKET_IFNAME='=…' of SOCK-031) is not cut: it scrolls, marked.
+    // One word wider than the screen (NCCL_IB_HCA='=…' of IB-015) is not cut: it scrolls, marked.
     const s = session();
-    T.start(s, doctor('roce-one-subnet'), { cols: 80, rows: 24 });
+    T.start(s, doctor('ib8-storage'), { cols: 80, rows: 24 });
     await T.waitScreen(s, /\d+ results/);
-    T.keys(s, 'f', 'g', 'Down');
-    await T.waitScreen(s, /^› \[!\] SOCK-031/m);
+    T.keys(s, 'f', 'g', 'Down', 'Down');
+    await T.waitScreen(s, /^› \[!\] IB-015/m);
     T.keys(s, 'Enter', 'NPage', 'NPage');
-    let f = await T.waitScreen(s, /^ {2}export NCCL_SOCKET_IFNAME='=/m);
-    const full = "export NCCL_SOCKET_IFNAME='=enp12s0np0,enp42s0np0,enp65s0np0,enp88s0np0,enp134s0np0,enp165s0np0,enp189s0np0,enp213s0np0'";
-    const row = (x: string) => linesOf(x).find((l) => /^ {2}(◀|export NCCL_SOCKET_IFNAME)/.test(l))!.slice(2);
+    let f = await T.waitScreen(s, /^ {2}export NCCL_IB_HCA='=/m);
+    const full = "export NCCL_IB_HCA='=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1,mlx5_8:1,mlx5_9:1'";
+    const row = (x: string) => linesOf(x).find((l) => /^ {2}(◀|export NCCL_IB_HCA)/.test(l))!.slice(2);
     const seen = [row(f)];
     expect(seen[0]).toMatch(/▶$/);
     for (let i = 0; i < 6 && /▶$/.test(row(f)); i++) {
@@ -234,16 +234,16 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
       f = await T.waitScreen(s, (x) => row(x) !== before);
       seen.push(row(f));
     }
-    expect(row(f)).toMatch(/^◀.*enp213s0np0'$/);
+    expect(row(f)).toMatch(/^◀.*mlx5_9:1'$/);
     expect(covers(full, seen.map(unmark))).toBe(true);
     // ← scrolls back first, then closes the result.
     T.keys(s, 'Left', 'Left', 'Left', 'Left', 'Left', 'Left');
-    await T.waitScreen(s, /^› \[!\] SOCK-031/m);
+    await T.waitScreen(s, /^› \[!\] IB-015/m);
   });
 
   it('Env at 80×24: a long value is not cut; scrolled with → it is seen whole', async () => {
     const env = spawnSync(process.execPath, ['dist/cli.js', 'env', '--root', 'test/fixtures/roce-one-subnet', '--format', 'bash'], { cwd: ROOT, encoding: 'utf8' }).stdout;
-    const full = env.split('\n').find((l) => l.startsWith('export NCCL_SOCKET_IFNAME='))!;
+    const full = env.split('\n').find((l) => l.startsWith('export NCCL_IB_HCA='))!;
     expect(full.length).toBeGreaterThan(80);
     const s = session();
     T.start(s, doctor('roce-one-subnet'), { cols: 80, rows: 24 });
@@ -251,8 +251,9 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
     T.keys(s, '6');
     let f = await T.waitScreen(s, /ncclx env --format/);
     checkFrame(f, 80, 24, 'Env');
-    const row = (x: string) => linesOf(x)[5]!;
-    expect(row(f)).toMatch(/^export NCCL_SOCKET_IFNAME='=.*▶$/);
+    // The third line of the exports: NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME (one interface: the socket policy) come first.
+    const row = (x: string) => linesOf(x)[7]!;
+    expect(row(f)).toMatch(/^export NCCL_IB_HCA='=.*▶$/);
     expect(linesOf(f).slice(5).join('\n')).not.toContain('…');
     const seen = [row(f)];
     for (let i = 0; i < 6 && /▶$/.test(row(f)); i++) {

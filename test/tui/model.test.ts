@@ -24,9 +24,14 @@ describe('what-if model on ib8-storage', () => {
     const m = computeModel(node, { NCCL_SOCKET_IFNAME: '=eno1' });
     for (const c of ['bootstrap', 'socket', 'ibOob'] as const) expect(m.explain[c].selected.map((s) => s.name)).toEqual(['eno1']);
     expect(m.explain.inputs['NCCL_SOCKET_IFNAME']).toEqual({ value: '=eno1', source: 'environment' });
-    // eno1 carries the default route while the RDMA netdevs sit elsewhere: a new SOCK-031 result.
-    const diff = problemDiff(base.run.results, m.run.results);
-    expect(diff.filter((d) => d.change === 'new').map((d) => d.result.checkId)).toContain('SOCK-031');
+    // eno1, the default-route network, for bootstrap and the IB OOB while the IB transport carries the data: the socket policy, nothing new.
+    expect(problemDiff(base.run.results, m.run.results).filter((d) => d.change === 'new')).toEqual([]);
+    // A name that matches nothing: new errors, and what depended on NCCL's interfaces no longer applies — it is not "resolved".
+    const typo = computeModel(node, { NCCL_SOCKET_IFNAME: '=eno11' });
+    const diff = problemDiff(base.run.results, typo.run.results);
+    expect(diff.filter((d) => d.change === 'new').map((d) => d.result.checkId)).toEqual(expect.arrayContaining(['SOCK-001', 'SOCK-011']));
+    expect(diff.filter((d) => d.result.checkId === 'TOPO-010').map((d) => d.change)).toEqual(['gone']);
+    expect(diff.filter((d) => d.change === 'resolved')).toEqual([]);
     // The snapshot itself is untouched.
     expect(node.snapshot.env.process['NCCL_SOCKET_IFNAME']).toBeUndefined();
   });

@@ -160,8 +160,12 @@ describe('ARP-002 arp_announce / arp_ignore / arp_filter', () => {
       kernel: {},
     });
     const rs = check(ctxFor(snap), 'ARP-002');
-    expect(rs[1]!.remediation!.commands![0]![2]).toBe(`net/ipv4/conf/${odd}/arp_announce=2`);
-    expect(fixText(rs[1])).toBe(`sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`);
+    // The second rail is routed through the first: its fix carries its policy routing first, then the sysctls (issue #25).
+    const cmds = rs[1]!.remediation!.commands!;
+    expect(cmds.map((c) => c.slice(0, 3))).toEqual([['ip', 'route', 'replace'], ['ip', 'rule', 'add'], ['sysctl', '-w', `net/ipv4/conf/${odd}/arp_announce=2`]]);
+    expect(cmds[0]).toContain(odd);
+    expect(fixText(rs[1]).split('\n').slice(-1)[0]).toBe(`sysctl -w 'net/ipv4/conf/r$d;(0'\\''/arp_announce=2' 'net/ipv4/conf/r$d;(0'\\''/arp_ignore=1' 'net/ipv4/conf/r$d;(0'\\''/arp_filter=1'`);
+    expect(fixText(rs[1])).toContain(`ip route replace 10.0.0.0/24 dev 'r$d;(0'\\''' src 10.0.0.2 table 100`);
   });
   it('no kernel part: unknown, saying why', () => {
     const snap = twoRails(null);

@@ -43,7 +43,10 @@ describe('other formats', () => {
   it('dotenv: unquoted when every reader reads it alike, refused otherwise', () => {
     expect(formatEnv([{ name: 'NCCL_SOCKET_IFNAME', value: '=eth0,ens1f0np0' }, { name: 'NCCL_IB_HCA', value: '^=mlx5_0:1' }], 'dotenv')).toBe('NCCL_SOCKET_IFNAME==eth0,ens1f0np0\nNCCL_IB_HCA=^=mlx5_0:1\n');
     expect(dotenvRefusal('=eth0')).toBeNull();
-    for (const v of ['e$x;(1', "it's", 'a"b', 'a\\b', 'a`id`', '${HOME}', 'a b', '#x', '~root']) expect(dotenvRefusal(v), v).not.toBeNull();
+    for (const v of ['e$x;(1', "it's", 'a"b', 'a\\b', 'a`id`', '${HOME}', ' a', 'a  b', 'a b ', 'a\tb', '#x', '~root', 'a $b']) expect(dotenvRefusal(v), v).not.toBeNull();
+    // A list of safe words with single spaces (RDMA_PEER_IFACES) is written double-quoted: bash, dash, npm dotenv and python-dotenv read it exactly.
+    expect(dotenvRefusal('ens1 ens2')).toBeNull();
+    expect(formatEnv([{ name: 'RDMA_PEER_IFACES', value: 'ens1 ens2' }], 'dotenv')).toBe('RDMA_PEER_IFACES="ens1 ens2"\n');
     expect(() => formatEnv([{ name: 'X', value: 'r$(id)3' }], 'dotenv')).toThrow(EnvFormatError);
   });
   it('invalid variable names are refused', () => {

@@ -39,19 +39,19 @@ describe('GDR-001 peer memory or DMA-BUF', () => {
     expect(old[0]!.summary).toMatch(/GPUDirect RDMA depends on DMA-BUF/);
     expect(old[0]!.remediation!.commands).toEqual([['modprobe', 'nvidia_peermem']]);
   });
-  it('no path and NCCL_DMABUF_ENABLE=false (read as 0): error, the fix unsets the variable', () => {
+  it('no path and NCCL_DMABUF_ENABLE=false (read as 0): a warning (GPUDirect RDMA off costs bandwidth, issue #25), the fix unsets the variable', () => {
     const [r] = check(ctxFor(node([], { NCCL_DMABUF_ENABLE: 'false' }), '2.28.3'), 'GDR-001');
-    expect(r!.severity).toBe('error');
+    expect(r!.severity).toBe('warn');
     expect(r!.summary).toMatch(/NCCL_DMABUF_ENABLE=0 turns DMA-BUF off/);
     expect(r!.remediation).toEqual({ env: { NCCL_DMABUF_ENABLE: null } });
   });
-  it('before 2.13.4 there is no DMA-BUF path: no peer memory is an error', () => {
-    expect(check(ctxFor(node([]), '2.12.12'), 'GDR-001').map((r) => r.severity)).toEqual(['error']);
+  it('before 2.13.4 there is no DMA-BUF path: no peer memory turns GPUDirect RDMA off (a warning)', () => {
+    expect(check(ctxFor(node([]), '2.12.12'), 'GDR-001').map((r) => r.severity)).toEqual(['warn']);
     expect(check(ctxFor(node([PATHS.nvMem]), '2.12.12'), 'GDR-001').map((r) => r.severity)).toEqual(['ok']);
   });
-  it('no RDMA device: ok (does not apply); no RDMA part: unknown', () => {
+  it('no RDMA device: does not apply; no RDMA part: unknown', () => {
     const none = withParts(snapshotOf([link('eth0', ['10.0.0.1/24'])]), { rdma: rdmaPart([]) });
-    expect(brief(check(ctxFor(none), 'GDR-001'))).toEqual([['ok', 'no RDMA devices: GPUDirect RDMA does not apply']]);
+    expect(brief(check(ctxFor(none), 'GDR-001'))).toEqual([['na', 'no RDMA devices: GPUDirect RDMA does not apply']]);
     const old = snapshotOf([link('eth0', ['10.0.0.1/24'])]);
     expect(check(ctxFor(old), 'GDR-001').map((r) => r.severity)).toEqual(['unknown']);
   });

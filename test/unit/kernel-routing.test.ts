@@ -112,11 +112,13 @@ describe('SOCK-031 default routes on interfaces NCCL may choose', () => {
     const [r] = check(ctxFor(snap(TWO, {}, [dflt('eth0', '10.1.0.1')])), 'SOCK-031');
     expect(r).toMatchObject({ severity: 'warn', remediation: { env: { NCCL_SOCKET_IFNAME: '=eth1' } } });
   });
-  it('NCCL uses only the default-route NIC while RDMA netdevs sit elsewhere: info', () => {
+  it('NCCL uses only the default-route NIC while RDMA netdevs sit elsewhere: ok while the IB transport carries the data (the socket policy), info when sockets carry it', () => {
     const links = [link('lo', ['127.0.0.1/8']), link('eth0', ['10.1.0.5/24']), link('ens1f0np0', ['10.2.0.5/24'])];
     const rdma = rdmaPart([{ dev: 'mlx5_0', netdev: 'ens1f0np0' }]);
-    const [r] = check(ctxFor(snap(links, { NCCL_SOCKET_IFNAME: '=eth0' }, [dflt('eth0', '10.1.0.1')], rdma)), 'SOCK-031');
-    expect(r).toMatchObject({ severity: 'info', summary: 'NCCL uses eth0, which carries the default route, while the RDMA netdevs ens1f0np0 are on other networks', remediation: { advice: expect.stringMatching(/NCCL_SOCKET_IFNAME \(e\.g\. =ens1f0np0\)/) } });
+    const [ib] = check(ctxFor(snap(links, { NCCL_SOCKET_IFNAME: '=eth0' }, [dflt('eth0', '10.1.0.1')], rdma)), 'SOCK-031');
+    expect(ib).toMatchObject({ severity: 'ok', summary: 'bootstrap and the IB OOB use eth0, the default-route network; the data goes over the IB transport' });
+    const [r] = check(ctxFor(snap(links, { NCCL_SOCKET_IFNAME: '=eth0', NCCL_IB_DISABLE: '1' }, [dflt('eth0', '10.1.0.1')], rdma)), 'SOCK-031');
+    expect(r).toMatchObject({ severity: 'info', summary: "NCCL's socket transport carries the data over eth0, which carries the default route, while the RDMA netdevs ens1f0np0 are on other networks", remediation: { advice: expect.stringMatching(/NCCL_SOCKET_IFNAME \(e\.g\. =ens1f0np0\)/) } });
     expect(severities(check(ctxFor(snap(links, { NCCL_SOCKET_IFNAME: '=eth0' }, [dflt('eth0', '10.1.0.1')])), 'SOCK-031'))).toEqual(['ok']);
   });
   it('default routes in per-NIC policy tables are not "the default route"', () => {

@@ -116,6 +116,17 @@ describe('QOS-002 DSCP marking rules', () => {
     ]);
     expect(check(ctxFor(node(k), 'ncclx-2.30'), 'QOS-002')[0]!.remediation).toEqual({ env: { NCCL_SOCKET_TOS_CONFIG: '104' }, fixIds: ['dscp-marking'] });
   });
+  it('a port rule next to interface rules marking NCCL with the same DSCP: info, and the printed fix, applied in the model, resolves it (#25)', () => {
+    const store = nftRule([dport({ range: [29500, 29999] }), setDscp('af31')]);
+    const marked = (dscp: unknown): KernelSpec => ({ nftRules: [store, nftRule([oifname('eth0'), setDscp(dscp)])] });
+    expect(brief(check(ctxFor(node(marked(26))), 'QOS-002'))[0]).toEqual(['info', "nftables inet qos out: tcp dport 29500-29999 → DSCP 26 (AF31) — port-based, but NCCL's sockets are marked DSCP 26 (AF31) by an interface rule"]);
+    // Another DSCP does not mark NCCL as the port rule meant: still a warning.
+    expect(severities(check(ctxFor(node(marked(10))), 'QOS-002'))[0]).toBe('warn');
+    // The doctor's own check of the printed nft lines: resolves, nothing new, so it is shown.
+    const v = verifyRun(runDoctor(ALL_CHECKS, ctxFor(node({ nftRules: [store] })))).results.find((r) => r.checkId === 'QOS-002')!;
+    expect(v.verdict).toMatchObject({ resolves: true, newFindings: [] });
+    expect(v.remediation!.commands!.length).toBe(3);
+  });
   it('odd interface names get nft quoting inside shell quoting', () => {
     const odd = "e$x;(1'";
     const snap = withParts(snapshotOf([link(odd, ['10.1.0.5/24'])]), { kernel: { iptables: IPT(['-A OUTPUT -p tcp -m tcp --dport 29500 -j DSCP --set-dscp 0x1a']) } });

@@ -25,7 +25,6 @@ import { intersectPeer, rdmaCandidates } from '../linux/candidates.js';
 import { siteIntendedDscp } from '../linux/dscp.js';
 import { isIPv6Loopback, parseIPv6 } from '../linux/ip.js';
 import { rdmaNetdevs } from '../linux/rdma-netdevs.js';
-import { defaultRouteLinks } from '../linux/routes.js';
 import { describePlugin, netInputsOf, netVerdict } from '../nccl/net-plugin.js';
 import { parseNcclInt } from '../nccl/cint.js';
 import { integerFindings, unknownVarFindings } from '../nccl/env-findings.js';
@@ -39,6 +38,7 @@ import { MAX_IFS } from '../nccl/socket.js';
 import type { Finding, Remediation } from '../result/types.js';
 import { withEnv } from '../snapshot/with-env.js';
 import { decideGid, type GidDecision, type GidPort } from './gid.js';
+import { sameInterfaces, socketPolicy } from './socket-policy.js';
 import { chooseIbPorts, type PortChoice } from './ib-ports.js';
 
 /** One variable to export. */
@@ -62,6 +62,8 @@ export interface Statement {
   /** Variables a remediation must not set for it (they would not help, or would hurt). */
   vars: string[];
   text: string;
+  /** An error stays until a person acts (NCCL_COMM_ID needs rank 0's address): `ncclx env` says it first and exits 1. */
+  blocking?: boolean;
 }
 
 export interface EnvPlan {
@@ -83,6 +85,25 @@ export interface EnvOptions {
   debug: boolean;
   /** The peer node's RDMA_PEER_IFACES, to advertise only the common set. */
   peerIfaces?: string[];
+}
+
+/** Who reads a variable the plan sets, and whether NCCL's conf file can carry it. */
+export interface VarReader {
+  reader: string;
+  /**
+   * NCCL applies nccl.conf lines at its own initialisation (only where the
+   * environment has no value): right for what NCCL reads, too late and in the
+   * wrong place for anything read before or by another program.
+   */
+  ncclConf: boolean;
+}
+
+/** The readers of the variables ncclx writes (docs/env-formats.md): one answer for `ncclx env` and `ncclx fix --only nccl-conf`. */
+export function readerOf(name: string): VarReader {
+  if (name === 'GLOO_SOCKET_IFNAME') return { reader: "PyTorch's Gloo reads it from the process environment when the process group is created, before NCCL initialises", ncclConf: false };
+  if (name === 'RDMA_PEER_IFACES') return { reader: "NCCL and PyTorch do not read it: the job's launch scripts do (which RDMA netdevs a pod or container gets), and ncclx env --peer-ifaces on the peer node", ncclConf: false };
+  if (name.startsWith('NCCL_')) return { reader: 'NCCL reads it at its initialisation, from the environment or else nccl.conf', ncclConf: true };
+  return { reader: 'the job reads it from its process environment', ncclConf: false };
 }
 
 /** Variables this plan decides itself; findings' remediations for them are replaced by the plan's value. */
@@ -140,8 +161,8 @@ class Builder {
     this.plan.unset.push({ name, why });
   }
 
-  statement(topic: Statement['topic'], vars: string[], text: string): void {
-    if (!this.plan.statements.some((s) => s.text === text)) this.plan.statements.push({ topic, vars, text });
+  statement(topic: Statement['topic'], vars: string[], text: string, blocking = false): void {
+    if (!this.plan.statements.some((s) => s.text === text)) this.plan.statements.push({ topic, vars, text, ...(blocking ? { blocking } : {}) });
   }
 }
 
@@ -164,7 +185,7 @@ function hostOf(value: string): string {
   return value.split(/[:,]/)[0] ?? '';
 }
 
-function socketVars(ctx: CheckContext, b: Builder): string[] {
+function socketVars(ctx: CheckContext, b: Builder, ib: IbChoice): string[] {
   const sel = ctx.selection;
   const vars = ctx.reasoning.env.vars;
   const snap = ctx.snapshot;
@@ -175,6 +196,17 @@ function socketVars(ctx: CheckContext, b: Builder): string[] {
   else if (commId !== undefined && loopbackHost(hostOf(commId))) {
     b.statement('bootstrap', ['NCCL_SOCKET_IFNAME'], `NCCL_COMM_ID=${commId} points at this node's loopback: bootstrap binds it and ranks on other nodes cannot connect (NCCL_SOCKET_IFNAME does not apply to bootstrap while NCCL_COMM_ID is set). Point NCCL_COMM_ID at rank 0's address on the data network, or unset it`);
   }
+  // NCCL_COMM_ID that cannot be used (a name that does not resolve, a bad form) or has no local subnet: bootstrap stops,
+  // and only the address of rank 0 fixes it — which ncclx cannot know. The root cause, first; the sockets are then
+  // chosen as NCCL would choose them once it is fixed (its automatic hint no longer empties them).
+  const filters: Record<string, string | null> = {};
+  const comm = sel.inputs.commId;
+  const commBroken = commId !== undefined && commId !== '' && comm.parse && !loopbackHost(hostOf(commId)) && ((!comm.parse.ok && !comm.parse.indeterminate) || (comm.parse.ok && sel.bootstrap.error !== null));
+  if (commBroken) {
+    const why = !comm.parse!.ok ? comm.parse!.reason : `no interface of this node is on ${comm.parse!.target.address}'s subnet, so bootstrap has nowhere to listen`;
+    b.statement('bootstrap', ['NCCL_COMM_ID'], `First fix NCCL_COMM_ID=${commId}: ${why}, and NCCL stops at init. Set it to rank 0's address and port on the network every node reaches (NCCL_COMM_ID=<rank 0 address>:<port>)${!comm.parse!.ok && /does not resolve/.test(why) ? ', or make the name resolve on every node (DNS, /etc/hosts)' : ''}, or unset it (PyTorch hands NCCL its unique id through MASTER_ADDR)`, true);
+    filters['NCCL_COMM_ID'] = null;
+  }
   const master = vars['MASTER_ADDR'];
   if (master !== undefined && master !== '' && loopbackHost(master)) {
     b.statement('bootstrap', ['NCCL_SOCKET_IFNAME'], `MASTER_ADDR=${master} is this node's loopback: PyTorch's store (and NCCL's unique id with it) is unreachable from other nodes. Set MASTER_ADDR to rank 0's address on the data network`);
@@ -184,7 +216,6 @@ function socketVars(ctx: CheckContext, b: Builder): string[] {
   // from what NCCL selects once they are as the plan leaves them.
   const good = suggestedInterfaces(ctx.reasoning.socketCtx);
   const routableOf = (n: string, family: string) => snap.network.addresses.some((a) => a.name === n && a.family === family && !/^fe[89ab]/i.test(a.address) && a.address !== '::1');
-  const filters: Record<string, string | null> = {};
   const famRaw = vars['NCCL_SOCKET_FAMILY'];
   if (famRaw !== undefined && famRaw !== 'AF_INET' && famRaw !== 'AF_INET6') {
     // A value NCCL ignores: the family meant, when the interfaces have it; else drop it.
@@ -208,22 +239,14 @@ function socketVars(ctx: CheckContext, b: Builder): string[] {
   }
   const selNow = Object.keys(filters).length ? makeContext(withEnv(snap, filters), { ncclVersion: ctx.options.ncclVersion }, ctx.options).selection : sel;
 
-  const carriers = defaultRouteLinks(snap.kernel?.routes);
-  // A default route of the family NCCL would use on that interface (SOCK-031 compares families too).
-  const familyOf = (name: string) => selNow.socket.selected.find((s) => s.name === name)?.family ?? snap.network.addresses.find((a) => a.name === name)?.family ?? 'AF_INET';
-  const carries = (name: string) => {
-    const fams = carriers?.get(snap.network.addresses.find((a) => a.name === name)?.link ?? name);
-    return !!fams && (fams.has(null) || fams.has(familyOf(name)));
-  };
+  // What NCCL can select at all once the filters are as the plan leaves them: a forced family, NCCLX's address prefix.
+  const family = filters['NCCL_SOCKET_FAMILY'] !== undefined ? filters['NCCL_SOCKET_FAMILY'] : famRaw === 'AF_INET' || famRaw === 'AF_INET6' ? famRaw : null;
+  const keptPrefix = filters['NCCL_SOCKET_IPADDR_PREFIX'] === null ? undefined : prefix;
+  const eligible = good.filter((n) => snap.network.addresses.some((a) => a.name === n && (!family || routableOf(n, family) && a.family === family) && (!keptPrefix || a.address.startsWith(keptPrefix))));
+  // ncclx's one socket policy (socket-policy.ts): the same answer SOCK-031 judges by.
+  const policy = socketPolicy(ctx, { selection: selNow, good: eligible, dataOnIb: ib.kind !== null, frontEndBonds: ib.frontEndBonds });
   const current = selNow.socket.selected.map((s) => s.name);
-  let names = current.filter((n) => good.includes(n));
-  const dataOnly = names.filter((n) => !carries(n));
-  // SOCK-031: next to data interfaces, the default-route NIC (management, uplink) carries none of NCCL's traffic.
-  if (dataOnly.length) names = dataOnly;
-  if (names.length === 0) {
-    const fresh = good.filter((n) => !carries(n));
-    names = (fresh.length ? fresh : good).slice(0, 1);
-  }
+  let names = policy.names;
   const bad = names.filter((n) => !expressible(n));
   if (bad.length) b.plan.notes.push(`cannot name ${bad.join(', ')} exactly in NCCL_SOCKET_IFNAME (':' and ',' are separators); left out`);
   names = names.filter(expressible).slice(0, MAX_IFS);
@@ -231,10 +254,13 @@ function socketVars(ctx: CheckContext, b: Builder): string[] {
     b.plan.notes.push('no RUNNING interface with a routable address: NCCL_SOCKET_IFNAME not set');
     return [];
   }
-  const same = names.length === current.length && names.every((n, i) => n === current[i]);
-  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, same ? `what NCCL selects now (${selNow.socket.stage}), pinned with = so eth1 cannot match eth10` : `NCCL would use ${current.join(', ') || 'nothing'}; ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} RUNNING with a routable address${dataOnly.length && dataOnly.length < current.length ? ' and carr' + (names.length > 1 ? 'y' : 'ies') + " no other network's default route" : ''}`);
+  const same = sameInterfaces(names, current);
+  const out = policy.leftOut.filter((x) => !names.includes(x.name));
+  const left = [...new Set(out.map((x) => x.why))].map((why) => `${out.filter((x) => x.why === why).map((x) => x.name).join(', ')}: ${why}`);
+  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, `${same ? `what NCCL selects now (${selNow.socket.stage}), pinned with = so eth1 cannot match eth10` : `NCCL would use ${current.join(', ') || 'nothing'}`}; ${policy.rule}${left.length ? ` (left out: ${left.join('; ')})` : ''}`);
   // Bootstrap: the NCCL_COMM_ID subnet match when it is set (NCCL_SOCKET_IFNAME does not apply to it), else the first name.
-  const boot = commId !== undefined && commId !== '' && selNow.bootstrap.selected[0] ? selNow.bootstrap.selected[0].name : names[0]!;
+  const commBoot = commId !== undefined && commId !== '' ? selNow.bootstrap.selected[0]?.name : undefined;
+  const boot = commBoot !== undefined && good.includes(commBoot) ? commBoot : names[0]!;
   if (expressible(boot)) b.set('GLOO_SOCKET_IFNAME', boot, "PyTorch's Gloo and TCPStore traffic on the bootstrap interface (Gloo takes exact names)");
   b.plan.summary.push(`socket: ${names.join(', ')}${same ? '' : ` (NCCL alone would pick ${current.join(', ') || 'nothing'})`}`);
   return names;
@@ -249,32 +275,37 @@ interface PortRef extends PortChoice {
   netdev: string | null;
 }
 
-/** The IB variables; returns the link layer of the ports kept, or null when NCCL_IB_HCA is not set. */
-function ibVars(ctx: CheckContext, b: Builder, kept: Set<string>): 'InfiniBand' | 'RoCE' | null {
+/** What the plan does with NCCL's IB transport: the ports NCCL_IB_HCA names, or why it names none. */
+export interface IbChoice {
+  /** The link layer of the ports kept, or null when the IB transport does not carry the data. */
+  kind: 'InfiniBand' | 'RoCE' | null;
+  chosen: PortRef[];
+  /** `dev:port (why)` of each usable port left out. */
+  dropped: string[];
+  /** Netdevs of bonded RDMA devices left out next to ordinary HCAs (IB-003). */
+  frontEndBonds: string[];
+  /** Why no port is named (kind null). */
+  note: string | null;
+  /** NCCL_IB_DISABLE reads a word as 0: set it to 1 as meant (IB-016). */
+  disableWord: string | null;
+  model: IbModel | null;
+}
+
+/** The IB ports the plan gives NCCL (pure: nothing is set here). */
+export function ibChoice(ctx: CheckContext, kept: Set<string>): IbChoice {
+  const none = (note: string, disableWord: string | null = null): IbChoice => ({ kind: null, chosen: [], dropped: [], frontEndBonds: [], note, disableWord, model: null });
   const snap = ctx.snapshot;
   const vars = ctx.reasoning.env.vars;
-  if (!snap.rdma) {
-    b.plan.notes.push('no RDMA data: NCCL_IB_HCA not set');
-    return null;
-  }
+  if (!snap.rdma) return none('no RDMA data: NCCL_IB_HCA not set');
   const profile = ctx.reasoning.profile;
   const disable = parseNcclInt(vars['NCCL_IB_DISABLE'], 0);
-  if (vars['NCCL_IB_DISABLE'] !== undefined && disable.value !== 0) {
-    b.plan.notes.push(`NCCL_IB_DISABLE=${vars['NCCL_IB_DISABLE']} disables the IB transport: NCCL_IB_* not set`);
-    return null;
-  }
-  if (vars['NCCL_IB_DISABLE'] !== undefined && /^\s*(true|yes|on)\s*$/i.test(vars['NCCL_IB_DISABLE'])) {
-    // IB-016: a word reads as 0; the setting meant to disable IB.
-    b.set('NCCL_IB_DISABLE', '1', `NCCL reads '${vars['NCCL_IB_DISABLE']}' as 0 (IB stays on); 1 disables the IB transport as meant`);
-    return null;
-  }
+  if (vars['NCCL_IB_DISABLE'] !== undefined && disable.value !== 0) return none(`NCCL_IB_DISABLE=${vars['NCCL_IB_DISABLE']} disables the IB transport: NCCL_IB_* not set`);
+  // IB-016: a word reads as 0; the setting meant to disable IB.
+  if (vars['NCCL_IB_DISABLE'] !== undefined && /^\s*(true|yes|on)\s*$/i.test(vars['NCCL_IB_DISABLE'])) return none('NCCL_IB_DISABLE is meant to disable the IB transport', vars['NCCL_IB_DISABLE']);
   const net = vars['NCCL_NET'];
-  if (net !== undefined && net !== '' && net.toLowerCase() !== 'ib') {
-    b.plan.notes.push(`NCCL_NET=${net} selects another transport: NCCL_IB_* not set`);
-    return null;
-  }
+  if (net !== undefined && net !== '' && net.toLowerCase() !== 'ib') return none(`NCCL_NET=${net} selects another transport: NCCL_IB_* not set`);
   // The unfiltered view: which ports NCCL could use if NCCL_IB_HCA did not narrow them.
-  const model = ibModel(snap, { ncclVersion: ctx.options.ncclVersion, hca: '' });
+  const model = ctx.memo('advice.ibModelUnfiltered', () => ibModel(snap, { ncclVersion: ctx.options.ncclVersion, hca: '' }));
   const report = model.report;
   const all: PortRef[] = model.selection.ports
     .filter((p) => p.kept === true && (p.linkLayer === 'InfiniBand' || p.linkLayer === 'Ethernet'))
@@ -291,22 +322,30 @@ function ibVars(ctx: CheckContext, b: Builder, kept: Set<string>): 'InfiniBand' 
     if (!ok) dropped.push(`${label(p)} (${p.netdev ?? 'no netdev'}: not in the RDMA candidate set)`);
     return ok;
   });
-  if (usable.length === 0) {
-    b.plan.notes.push('no usable RDMA port: NCCL_IB_HCA not set (NCCL will use sockets)');
-    return null;
-  }
+  if (usable.length === 0) return { ...none('no usable RDMA port: NCCL_IB_HCA not set (NCCL will use sockets)'), model };
   // IB-003, IB-015, IB-010: no bond next to HCAs, one link layer, one rate (advice/ib-ports.ts).
   const choice = chooseIbPorts(usable);
   for (const d of choice.dropped) dropped.push(`${label(d.port)} (${d.why})`);
-  let chosen = choice.chosen;
-  chosen = chosen.slice(0, profile.ibMaxDevs);
-  const kind = chosen[0]!.linkLayer === 'InfiniBand' ? 'InfiniBand' : 'RoCE';
-  b.set('NCCL_IB_HCA', `=${chosen.map(label).join(',')}`, `the ${chosen.length} ACTIVE ${kind} port(s), exact names with ports`);
-  b.plan.summary.push(`HCAs: ${chosen.map((p) => `${label(p)}${p.netdev ? ` (${p.netdev})` : ''}`).join(', ')}`);
-  if (dropped.length) b.plan.summary.push(`left out: ${dropped.join('; ')}`);
+  const chosen = choice.chosen.slice(0, profile.ibMaxDevs);
+  const frontEndBonds = choice.dropped.filter((d) => d.port.bond && !chosen.some((c) => c.bond) && d.port.netdev).map((d) => d.port.netdev!);
+  return { kind: chosen[0]!.linkLayer === 'InfiniBand' ? 'InfiniBand' : 'RoCE', chosen, dropped, frontEndBonds, note: null, disableWord: null, model };
+}
 
-  if (kind === 'RoCE') gidVars(ctx, b, model, chosen);
-  return kind;
+/** The IB variables of the choice. */
+function ibVars(ctx: CheckContext, b: Builder, ib: IbChoice): void {
+  if (ib.disableWord !== null) {
+    b.set('NCCL_IB_DISABLE', '1', `NCCL reads '${ib.disableWord}' as 0 (IB stays on); 1 disables the IB transport as meant`);
+    return;
+  }
+  if (ib.kind === null) {
+    if (ib.note) b.plan.notes.push(ib.note);
+    return;
+  }
+  const label = (p: PortRef) => `${p.dev}:${p.port}`;
+  b.set('NCCL_IB_HCA', `=${ib.chosen.map(label).join(',')}`, `the ${ib.chosen.length} ACTIVE ${ib.kind} port(s), exact names with ports`);
+  b.plan.summary.push(`HCAs: ${ib.chosen.map((p) => `${label(p)}${p.netdev ? ` (${p.netdev})` : ''}`).join(', ')}`);
+  if (ib.dropped.length) b.plan.summary.push(`left out: ${ib.dropped.join('; ')}`);
+  if (ib.kind === 'RoCE') gidVars(ctx, b, ib.model!, ib.chosen);
 }
 
 /** The GID variables for the RoCE ports NCCL keeps (advice/gid.ts decides). */
@@ -393,7 +432,6 @@ function repairs(ctx: CheckContext, b: Builder): void {
 
 export function envPlan(ctx: CheckContext, o: EnvOptions): EnvPlan {
   const b = new Builder(ctx);
-  const names = socketVars(ctx, b);
   const cands = rdmaCandidates(ctx.snapshot, ctx.options);
   let kept = cands.kept;
   if (o.peerIfaces) {
@@ -402,7 +440,11 @@ export function envPlan(ctx: CheckContext, o: EnvOptions): EnvPlan {
     if (x.onlyPeer.length) b.plan.notes.push(`the peer advertises ${x.onlyPeer.join(', ')}, which this node cannot offer`);
     kept = x.common;
   }
-  const kind = ibVars(ctx, b, new Set(kept));
+  // The IB ports first: whether the IB transport carries the data decides the socket policy.
+  const ib = ibChoice(ctx, new Set(kept));
+  const names = socketVars(ctx, b, ib);
+  ibVars(ctx, b, ib);
+  const kind = ib.kind;
   // The network between nodes, as the doctor's NET checks judge it (model/nccl/net-plugin.ts): said, never overridden.
   const net = ctx.memo('netVerdict', () => netVerdict(netInputsOf(ctx.snapshot, ctx.reasoning, ctx.selection)));
   b.plan.summary.push(`network: ${net.decision.network}${net.decision.plugin ? ` (${describePlugin(net.decision.plugin)})` : ''}`);
@@ -413,8 +455,7 @@ export function envPlan(ctx: CheckContext, o: EnvOptions): EnvPlan {
   if (dscp !== null && kind === 'RoCE') b.set('NCCL_IB_TC', String(dscp * 4), `the site marks DSCP ${dscp}; the RoCE traffic class is DSCP × 4`);
   if (dscp !== null && ctx.reasoning.profile.version.vendor === 'ncclx') b.set('NCCL_SOCKET_TOS_CONFIG', String(dscp * 4), `NCCLX marks its own sockets; the site marks DSCP ${dscp}`);
   if (ctx.snapshot.rdma) {
-    b.set('RDMA_PEER_IFACES', kept.join(' '), 'RDMA netdevs with IPv4 that are not uplinks (advertise the same set on every node)');
-    b.plan.summary.push(`RDMA netdevs: ${kept.join(' ') || '(none)'}`);
+    b.set('RDMA_PEER_IFACES', kept.join(' '), `RDMA netdevs with IPv4 that are not uplinks, the same set on every node (${readerOf('RDMA_PEER_IFACES').reader})`);
   }
   b.plan.peerLine = `RDMA_PEER_IFACES=${kept.join(' ')}`;
   repairs(ctx, b);
@@ -424,7 +465,8 @@ export function envPlan(ctx: CheckContext, o: EnvOptions): EnvPlan {
     b.set('NCCL_DEBUG_FILE', '/tmp/nccl-debug.%h.%p.log', 'one file per host and process (%h, %p are expanded by NCCL)');
     b.set('NCCL_TOPO_DUMP_FILE', '/tmp/nccl-topo.xml', 'rank 0 writes the topology NCCL detected');
   }
-  for (const s of b.plan.statements) b.plan.notes.push(s.text);
+  // Blocking statements lead the summary (env-text.ts); the others are notes.
+  for (const s of b.plan.statements) if (!s.blocking) b.plan.notes.push(s.text);
   return b.plan;
 }
 

@@ -83,7 +83,7 @@ export function compareNodes(facts: NodeFacts[], skipped: SkippedInput[], o: Ana
     rails: railsOf(f).length,
     netDevices: f.netDevices,
     bootstrap: f.bootstrap.iface ? `${f.bootstrap.iface} ${f.bootstrap.address}${f.bootstrap.prefixlen !== null ? `/${f.bootstrap.prefixlen}` : ''}` : null,
-    gdr: f.gdr.status,
+    gdr: f.gdr.verdict,
   }));
   const exitCode = skipped.length || facts.length === 0 ? 2 : exitCodeFor(sorted);
   return {

@@ -6,13 +6,14 @@
 import { setEnv } from '../result/build.js';
 import { finding } from './finding.js';
 import { groupNodes, nameList, outliers, plural, valueGroups } from './groups.js';
-import type { CompareFinding, GdrStatus, NodeFacts, ValueGroup } from './types.js';
+import type { CompareFinding, NodeFacts, ValueGroup } from './types.js';
 
 export interface Consistency {
   ncclVersions: ValueGroup<string>[];
   /** Every NCCL_* variable set on some node: its values ("(unset)" where it is not set). */
   settings: { variable: string; values: ValueGroup<string>[] }[];
-  gdr: ValueGroup<GdrStatus>[];
+  /** The doctor's GPUDirect RDMA verdict per node (topo/gdr-verdict.ts labels). */
+  gdr: ValueGroup<string>[];
 }
 
 const UNSET = '(unset)';
@@ -73,7 +74,7 @@ export function consistency(facts: NodeFacts[], names: string[]): { consistency:
   }
 
   // GPUDirect RDMA: on some nodes only.
-  const gdrAll = groupNodes(n, (i) => facts[i]!.gdr.status, (v) => v);
+  const gdrAll = groupNodes(n, (i) => facts[i]!.gdr.verdict, (v) => v);
   const gdr = groupNodes(n, (i) => (['peer-memory', 'dma-buf', 'disabled'].includes(facts[i]!.gdr.status) ? facts[i]!.gdr.status : undefined), (v) => v);
   if (gdr.length > 1) {
     const noPeerMem = facts.flatMap((f, i) => (f.gdr.status !== 'peer-memory' && f.gdr.status !== 'unknown' && f.gdr.status !== 'no-rdma' && gdr.some((g) => g.value === 'peer-memory') ? [i] : []));

@@ -7,7 +7,8 @@
 
 import { routeFrom } from '../linux/arp.js';
 import { rdmaCandidates } from '../linux/candidates.js';
-import { gdrReadiness, gdrSummary } from '../nccl/gdr.js';
+import { gdrReadiness, gdrSummary, gpuCount } from '../nccl/gdr.js';
+import { gdrVerdict } from '../topo/gdr-verdict.js';
 import { bondOf, portNetdevs } from '../nccl/ib-report.js';
 import { reasoningContext } from '../nccl/explain.js';
 import { originLabel } from '../nccl/conf.js';
@@ -19,7 +20,7 @@ import { versionString } from '../nccl/versions.js';
 import type { IpRouteJson } from '../snapshot/kernel-types.js';
 import type { AddressInfo, HostResolution, NodeSnapshot } from '../snapshot/types.js';
 import { chooseGid, describeChosen } from './gid-choice.js';
-import { netFusion, topoFacts } from '../topo/report.js';
+import { gdrLevel, netFusion, netGdrC2c, topoFacts } from '../topo/report.js';
 import type { BootstrapFacts, GidFacts, NodeFacts, PortFacts, TargetFacts } from './types.js';
 
 /**
@@ -210,7 +211,12 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
   }
 
   const readiness = gdrReadiness(snap.rdma, profile, env.vars);
-  const gdr = { status: readiness.status, summary: gdrSummary(readiness, choice.version.raw) };
+  const topo = snap.pci?.topology ? sameTopoFacts(snap.pci.topology, ib.transport.used ? ib.devices : [], profile, env.vars, readiness.status, netFusion(ib.transport.used ? ib : null, profile)) : null;
+  // The doctor's verdict (topo/gdr-verdict.ts): the NIC side and, per GPU, the distance NCCL compares.
+  const level = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile, netGdrC2c(profile, env.vars)).level;
+  const perGpu = topo?.gpus.map((g, k) => ({ gpu: k, bdf: g.bdf, nic: g.nic, enabled: g.gdr, distance: g.gdrPath, level })) ?? null;
+  const gdrOn = gdrVerdict(readiness, perGpu, gpuCount(snap));
+  const gdr = { status: readiness.status, summary: gdrSummary(readiness, choice.version.raw), verdict: gdrOn.label };
 
   return {
     file,
@@ -226,6 +232,6 @@ export function nodeFacts(snap: NodeSnapshot, file: string, o: FactsOptions): No
     localAddresses: snap.network.addresses.filter((a) => a.scope !== 'host' && a.scope !== 'link').map((a) => a.address),
     routing: routingOf(snap),
     probeWarnings: snap.warnings.length,
-    topo: snap.pci?.topology ? sameTopoFacts(snap.pci.topology, ib.transport.used ? ib.devices : [], profile, env.vars, readiness.status, netFusion(ib.transport.used ? ib : null, profile)) : null,
+    topo,
   };
 }

@@ -112,7 +112,8 @@ export interface NodeFacts {
   netDevices: number;
   /** Every RDMA port, in RDMA device order. */
   ports: PortFacts[];
-  gdr: { status: GdrStatus; summary: string };
+  /** `verdict`: the doctor's GPUDirect RDMA verdict in a few words (topo/gdr-verdict.ts). */
+  gdr: { status: GdrStatus; summary: string; verdict: string };
   /** The node's own non-loopback addresses (who owns the NCCL_COMM_ID / MASTER_ADDR host). */
   localAddresses: string[];
   /** IPv4 policy rules and routes (no local table), to replay the route to another node's address; null when not captured. */

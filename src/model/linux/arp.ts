@@ -274,6 +274,21 @@ export function routingNeeds(snapshot: NodeSnapshot): RoutingNeed[] | { error: s
 }
 
 
+/**
+ * The commands that give a netdev its source-based policy routing (ARP-004's
+ * remediation, and the prerequisite ARP-002's arp_filter=1 carries): the route
+ * first, so the rule never points at an empty table (`ncclx fix` applies them
+ * in this order too). Null when the netdev needs none or the answer is unsure.
+ */
+export function policyRoutingCommands(need: RoutingNeed): string[][] | null {
+  if (need.wrong.length === 0 || need.unsure || need.table === null) return null;
+  const table = String(need.table);
+  return [
+    ['ip', 'route', 'replace', need.group.subnet, 'dev', need.netdev, 'src', need.wrong[0]!.address, 'table', table],
+    ...need.wrong.map((a) => ['ip', 'rule', 'add', 'from', a.address, 'lookup', table]),
+  ];
+}
+
 /** arp_announce, arp_ignore, arp_filter, rp_filter and routing all fine for this netdev. */
 export function memberHealthy(snapshot: NodeSnapshot, netdev: string): boolean {
   const kernel = snapshot.kernel;

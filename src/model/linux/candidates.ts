@@ -18,6 +18,8 @@ export interface CandidateVerdict {
   devices: string[];
   linkLayer: string | null;
   ipv4: string[];
+  /** The state of its ports when none is ACTIVE (`DOWN/Disabled`), else null: NCCL uses only ACTIVE ports. */
+  notActive: string | null;
   kept: boolean;
   reason: string;
 }
@@ -45,10 +47,12 @@ export function rdmaCandidates(snapshot: NodeSnapshot, options: CandidateOptions
   const verdicts: CandidateVerdict[] = order.map((netdev) => {
     const ipv4 = snapshot.network.addresses.filter((a) => a.link === netdev && a.family === 'AF_INET').map((a) => `${a.address}/${a.prefixlen}`);
     const linkLayer = layers.get(netdev) ?? null;
-    const base = { netdev, devices: devices.get(netdev)!, linkLayer, ipv4 };
+    const base = { netdev, devices: devices.get(netdev)!, linkLayer, ipv4, notActive: inactiveState(snapshot, devices.get(netdev)!) };
     if (options.include.includes(netdev)) return { ...base, kept: true, reason: 'named by --include' };
     if (options.uplinkRegex.test(netdev)) return { ...base, kept: false, reason: `looks like an uplink (matches ${options.uplinkRegex.source})` };
     if (ipv4.length === 0 && linkLayer !== 'InfiniBand') {
+      // A port that is not ACTIVE is not a rail NCCL uses, address or not (IB-009 says why it is down).
+      if (base.notActive) return { ...base, kept: false, reason: `its port is ${base.notActive}, not ACTIVE: NCCL does not use it (IB-009), and it has no IPv4 address` };
       return { ...base, kept: false, reason: 'no IPv4 address: RoCE v2 GIDs come from the netdev\'s IP, so this port cannot route (NCCL would fall back to GID 0)' };
     }
     return { ...base, kept: true, reason: linkLayer === 'InfiniBand' ? 'InfiniBand port' : `RoCE with IPv4 ${ipv4.join(', ')}` };
@@ -60,6 +64,18 @@ export function rdmaCandidates(snapshot: NodeSnapshot, options: CandidateOptions
     unknownIncludes: options.include.filter((n) => !order.includes(n)),
     peerLine: `RDMA_PEER_IFACES=${kept.join(' ')}`,
   };
+}
+
+/** `DOWN/Disabled` when none of these ports (`dev:port`) is ACTIVE, null when one is or the states are unreadable. */
+function inactiveState(snapshot: NodeSnapshot, ports: string[]): string | null {
+  const states = ports.map((hp) => {
+    const [dev, port] = hp.split(':');
+    const p = snapshot.rdma?.devices.find((d) => d.name === dev)?.ports.find((x) => String(x.port) === port);
+    const word = (r: unknown) => (typeof r === 'string' ? (r.split(':').pop() ?? r).trim() : null);
+    return { state: word(p?.state), phys: word(p?.physState) };
+  });
+  if (states.some((x) => x.state === null || x.state === 'ACTIVE')) return null;
+  return [...new Set(states.map((x) => `${x.state}${x.phys ? `/${x.phys}` : ''}`))].join(', ');
 }
 
 /** Intersect with the peer node's list so both nodes advertise the same set. */

@@ -18,6 +18,13 @@ export interface LogProblem {
   detail: string;
   /** The first line showing it, as it appears in the input. */
   line: string;
+  /**
+   * The distinct values its occurrences name, at most MAX_DETAIL each (a completion error's peers, local and
+   * remote GIDs, devices); absent when none.
+   */
+  details?: Partial<Record<DetailKind, string[]>>;
+  /** A remark the occurrences support (status 12 between GIDs on different subnets). */
+  note?: string;
   count: number;
   hosts: string[];
   meaning: string;
@@ -112,11 +119,39 @@ interface Proc {
   byRank: Map<number, RankFacts>;
 }
 
+export type DetailKind = 'peer' | 'localGid' | 'remoteGid' | 'device';
+/** Distinct values kept per kind and problem: enough to see a pattern, bounded whatever the log. */
+const MAX_DETAIL = 8;
+
 interface ProblemState {
   match: ProblemMatch;
   line: string;
   count: number;
   hosts: Set<string>;
+  details: Map<DetailKind, Set<string>>;
+}
+
+function addDetail(p: ProblemState, kind: DetailKind, value: string): void {
+  let set = p.details.get(kind);
+  if (!set) p.details.set(kind, (set = new Set()));
+  if (set.size < MAX_DETAIL) set.add(own(value.slice(0, 200)));
+}
+
+/** IPv4 of an IPv4-mapped GID (`::ffff:10.0.0.1`), or null. */
+const mappedV4 = (gid: string) => /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(gid)?.[1] ?? null;
+
+/**
+ * Status 12 (retry exceeded) between a local and a remote GID whose IPv4 addresses differ in the first three
+ * octets: the log does not state prefixes, so it says "/24", the usual rail subnet, and that routing is then needed.
+ */
+function gidSubnetNote(p: ProblemState): string | undefined {
+  if (p.match.signature.id !== 'ib-completion-12') return undefined;
+  const local = [...(p.details.get('localGid') ?? [])].map(mappedV4).filter((x): x is string => x !== null);
+  const remote = [...(p.details.get('remoteGid') ?? [])].map(mappedV4).filter((x): x is string => x !== null);
+  const net = (a: string) => a.split('.').slice(0, 3).join('.');
+  const pairs = local.flatMap((l) => remote.filter((r) => net(l) !== net(r)).map((r) => `${l} → ${r}`));
+  if (pairs.length === 0) return undefined;
+  return `local and remote GIDs are on different /24 subnets (${pairs.slice(0, 4).join(', ')}${pairs.length > 4 ? ', …' : ''}): RoCE v2 between them needs an IP route on both ends and the same GID type; where each rail is its own subnet, this pair crosses rails`;
 }
 
 /**
@@ -698,8 +733,9 @@ export class LogCollector {
       p = this.problems.get(key);
       m = { signature: { ...m.signature, id: 'warn:(more distinct warnings than ncclx keeps)', title: 'more distinct warnings than ncclx keeps' }, detail: '' };
     }
-    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: line ?? keptLine(raw), count: 0, hosts: new Set() }));
+    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: line ?? keptLine(raw), count: 0, hosts: new Set(), details: new Map() }));
     p.count += repeat;
+    if (m.facts) for (const [k, v] of Object.entries(m.facts)) addDetail(p, k as DetailKind, v);
     if (p.hosts.size < MAX_PER_HOST) p.hosts.add(host);
     const h = this.hostState(host);
     h.problems.set(m.signature.id, (h.problems.get(m.signature.id) ?? 0) + repeat);
@@ -976,6 +1012,8 @@ export class LogCollector {
       title: p.match.detail ? `${p.match.signature.title}: ${p.match.detail}` : p.match.signature.title,
       detail: p.match.detail,
       line: p.line,
+      ...(p.details.size ? { details: Object.fromEntries([...p.details].map(([k, v]) => [k, [...v]])) } : {}),
+      ...(gidSubnetNote(p) ? { note: gidSubnetNote(p)! } : {}),
       count: p.count,
       hosts: [...p.hosts].sort(),
       meaning: p.match.signature.meaning,

@@ -24,6 +24,25 @@ export interface ProblemMatch {
   signature: Signature;
   /** The part that tells occurrences apart (a completion status, an errno text); '' when none. */
   detail: string;
+  /** What one occurrence names that an engineer compares across occurrences (a completion's peer, GIDs, device). */
+  facts?: ProblemFacts;
+}
+
+/** Per occurrence: `peer`, `localGid`, `remoteGid`, `device` of an IB completion error. */
+export type ProblemFacts = Partial<Record<'peer' | 'localGid' | 'remoteGid' | 'device', string>>;
+
+/** A completion line's peer, GIDs and HCA (net_ib.cc: `from peer %s<%d> … localGid %s remoteGids %s hca %s`). */
+function completionFacts(msg: string): ProblemFacts | undefined {
+  const f: ProblemFacts = {};
+  const peer = /from peer (\S+?)<\d+>/.exec(msg);
+  if (peer) f.peer = peer[1]!;
+  const local = / localGid (\S+)/.exec(msg);
+  if (local) f.localGid = local[1]!;
+  const remote = / remoteGids? (\S+)/.exec(msg);
+  if (remote) f.remoteGid = remote[1]!;
+  const dev = / hca (\S+)/.exec(msg);
+  if (dev) f.device = dev[1]!;
+  return Object.keys(f).length ? f : undefined;
 }
 
 const WC_STATUS: Record<number, string> = {
@@ -458,7 +477,9 @@ export function warnProblem(whole: string, source: string | null = null): Proble
     const m = r.test.exec(msg);
     if (!m) continue;
     if ('match' in r) return r.match(m);
-    return { signature: typeof r.sig === 'function' ? r.sig(m) : r.sig, detail: r.detail ? r.detail(m) : '' };
+    const signature = typeof r.sig === 'function' ? r.sig(m) : r.sig;
+    const facts = signature.id.startsWith('ib-completion-') ? completionFacts(msg) : undefined;
+    return { signature, detail: r.detail ? r.detail(m) : '', ...(facts ? { facts } : {}) };
   }
   return { signature: other(msg), detail: '' };
 }

@@ -23,7 +23,8 @@ export interface SocketTarget {
 }
 
 export type CommIdParse =
-  | { ok: true; target: SocketTarget; notes: string[] }
+  /** `assumed`: the host's address was assumed, not looked up (a localhost name: assumedLocalhost), and how. */
+  | { ok: true; target: SocketTarget; notes: string[]; assumed?: string }
   | {
       ok: false;
       /** The WARN NCCL prints, or null when NCCL prints nothing (it goes on with garbage). */
@@ -153,7 +154,22 @@ function parseHostPort(value: string, ctx: CommIdContext): CommIdParse {
   if (!bytes) {
     return { ok: false, log: null, reason: `resolver answer '${first.address}' for '${host}' is not an address`, indeterminate: true };
   }
-  if (res.addresses.length > 1) notes.push(`'${host}' resolves to ${res.addresses.map((a) => a.address).join(', ')}; NCCL uses the first, ${first.address}`);
+  if (res.addresses.length > 1 && !res.assumed) notes.push(`'${host}' resolves to ${res.addresses.map((a) => a.address).join(', ')}; NCCL uses the first, ${first.address}`);
   const address = first.family === 'AF_INET' ? first.address : formatIPv6(bytes);
-  return { ok: true, target: { family: first.family, address, bytes, scopeId: 0, port, host }, notes };
+  return { ok: true, target: { family: first.family, address, bytes, scopeId: 0, port, host }, notes, ...(res.assumed ? { assumed: res.assumed } : {}) };
+}
+
+/** RFC 6761: `localhost`, `localhost.` and names under `.localhost` always name this node's loopback. */
+export function isLocalhostName(host: string): boolean {
+  return /^(.+\.)?localhost\.?$/i.test(host);
+}
+
+/**
+ * The answer getaddrinfo gives for a localhost name that was not looked up
+ * when the node was read: with the standard /etc/hosts (`127.0.0.1 localhost`,
+ * `::1 localhost`) glibc puts ::1 first while lo holds ::1, else 127.0.0.1.
+ */
+export function assumedLocalhost(host: string, loHasV6: boolean): HostResolution {
+  const addresses: HostResolution['addresses'] = loHasV6 ? [{ address: '::1', family: 'AF_INET6' }, { address: '127.0.0.1', family: 'AF_INET' }] : [{ address: '127.0.0.1', family: 'AF_INET' }];
+  return { addresses, error: null, assumed: `'${host}' was not looked up when the node was read: modelled as the standard /etc/hosts answers it (${addresses.map((a) => a.address).join(', then ')}; NCCL takes the first) — this node's loopback either way` };
 }

@@ -1,6 +1,7 @@
 // `ncclx explain` as data: the three consumers' selections, the trace and the
 // findings, for one snapshot and one set of overrides. Pure.
 
+import { assumedLocalhost, isLocalhostName } from './comm-id.js';
 import { effectiveEnv, originLabel, withFlags, type EffectiveEnv } from './conf.js';
 import { selectIbDevices } from './ib.js';
 import { libraryFindings } from './library.js';
@@ -61,7 +62,8 @@ export function reasoningContext(snapshot: NodeSnapshot, o: SocketOverrides): Re
     links: snapshot.network.links,
     addresses: snapshot.network.addresses,
     vars: env.vars,
-    resolve: (h) => snapshot.resolutions[h],
+    // A localhost name is loopback whatever the resolver says first (comm-id.ts assumedLocalhost), so the model need not give up on it.
+    resolve: (h) => snapshot.resolutions[h] ?? (isLocalhostName(h) ? assumedLocalhost(h, snapshot.network.addresses.some((a) => a.address === '::1')) : undefined),
   };
   return { choice, profile, env, socketCtx };
 }

@@ -8,6 +8,7 @@ import type { Finding } from '../result/types.js';
 import { parseNcclInt } from './cint.js';
 import type { Profile } from './versions.js';
 import type { RdmaPart } from '../snapshot/rdma-types.js';
+import type { NodeSnapshot } from '../snapshot/types.js';
 
 /**
  * unknown: no RDMA part in the snapshot; no-rdma: no RDMA device;
@@ -42,6 +43,11 @@ export function gdrReadiness(rdma: RdmaPart | undefined, profile: Profile, vars:
   if (rdma.devices.length === 0) return { status: 'no-rdma', ...base };
   if (checked.some((c) => c.present)) return { status: 'peer-memory', ...base };
   return { status: !dmabufInVersion || dmabufOff ? 'disabled' : 'dma-buf', ...base };
+}
+
+/** NVIDIA GPUs the snapshot shows (0: none, so GPUDirect RDMA does not apply), or null when the PCI tree was not read. */
+export function gpuCount(snapshot: NodeSnapshot): number | null {
+  return snapshot.pci?.present ? snapshot.pci.gpus.length : null;
 }
 
 /** One line saying what the readiness is, as GDR-001 and compare print it. */

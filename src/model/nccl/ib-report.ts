@@ -138,12 +138,16 @@ export interface IbModel {
 // doctor's, the recommended environment's). The model is a function of the
 // snapshot and the overrides only, so it is remembered: keyed by the identity
 // of every snapshot part but the environment (withEnv copies keep them) and by
-// the environment's content.
+// the environment's content. The kernel part (routes, rules, sysctls, qdiscs,
+// firewall) is left out of the key: nothing under src/model/nccl reads it, and
+// a kernel remediation checked in the model (src/model/fix/commands.ts)
+// changes only that part, so its doctor run reuses the node's IB model.
 const modelMemo = new WeakMap<object, Map<string, IbModel>>();
+const NOT_READ = new Set(['env', 'kernel']);
 
 export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
   const anchor = snapshot.rdma ?? snapshot.network;
-  const parts = Object.keys(snapshot).sort().filter((k) => k !== 'env');
+  const parts = Object.keys(snapshot).sort().filter((k) => !NOT_READ.has(k));
   let byKey = modelMemo.get(anchor);
   if (!byKey) modelMemo.set(anchor, (byKey = new Map()));
   const key = JSON.stringify([parts.map((k) => partId(snapshot[k as keyof NodeSnapshot])), snapshot.env, o]);

@@ -117,7 +117,9 @@ export function socketFindings(f: FindingContext): Finding[] {
         message: comm.parse.indeterminate
           ? `Cannot predict what NCCL does with NCCL_COMM_ID='${comm.raw}': ${comm.parse.reason}`
           : `NCCL_COMM_ID='${comm.raw}'${origin('NCCL_COMM_ID')} cannot be used: ${comm.parse.reason}${comm.parse.log ? ` (NCCL WARN "${comm.parse.log}")` : ''}`,
-        remediation: advise('Use <ipv4>:<port>, <hostname>:<port> or [<ipv6>]:<port>, e.g. NCCL_COMM_ID=10.0.0.1:29600 with the address of rank 0\'s node'),
+        remediation: /does not resolve/.test(comm.parse.reason)
+          ? advise(`Make '${commHost(comm.raw)}' resolve on every node (DNS, /etc/hosts), or give rank 0's IP address instead: NCCL_COMM_ID=<rank 0 address>:${commPort(comm.raw)}`)
+          : advise('Use <ipv4>:<port>, <hostname>:<port> or [<ipv6>]:<port>, e.g. NCCL_COMM_ID=10.0.0.1:29600 with the address of rank 0\'s node'),
       });
     } else {
       for (const note of comm.parse.notes) {
@@ -193,6 +195,10 @@ export function socketFindings(f: FindingContext): Finding[] {
   }
   return dedupeFindings(out);
 }
+
+/** The host and the port NCCL_COMM_ID was written with (for advice text only). */
+const commHost = (raw: string) => (raw.startsWith('[') ? raw.slice(1, Math.max(1, raw.indexOf(']'))) : raw.split(':')[0]!);
+const commPort = (raw: string) => /:(\d+)$/.exec(raw)?.[1] ?? '<port>';
 
 function parseListForStage(ctx: SocketContext, spec: string): ParsedList {
   // Stages other than the user list search with NCCL's own fixed lists.
@@ -274,7 +280,7 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
       severity: 'error',
       consumer: r.consumer,
       message: `${label}: no interface — NCCL will print ${r.error.log.map((l) => `"NCCL WARN ${l}"`).join(' then ')}${r.consumer === 'ibOob' ? ' and the IB transport fails' : ''} (${r.error.why})`,
-      remediation: bootstrapCommId ? advise('Point NCCL_COMM_ID at an address on a subnet this node has, or unset it') : withFilters(f, suggestion(f.ctx, 'Select an interface that exists and is RUNNING')),
+      remediation: bootstrapCommId ? advise('Point NCCL_COMM_ID at an address on a subnet this node has, or unset it') : withFilters(f, suggestion(f.ctx, commIdHintCause(r.error.why) ?? 'Select an interface that exists and is RUNNING')),
     });
     return out;
   }
@@ -294,11 +300,13 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
     }
     const kind = privateKind(s.name);
     if (kind) {
+      const parse = f.selection.inputs.commId.parse;
+      const assumed = r.consumer === 'bootstrap' && parse?.ok && parse.assumed ? ` (${parse.assumed})` : '';
       out.push({
         id: 'SOCK-003',
         severity: 'warn',
         consumer: r.consumer,
-        message: `uses ${s.name} ${s.display}, ${kind}: fine on a single node, but other nodes cannot reach it`,
+        message: `uses ${s.name} ${s.display}, ${kind}: fine on a single node, but other nodes cannot reach it${assumed}`,
         remediation: suggestion(f.ctx, 'For multi-node jobs select the data interface'),
       });
     }
@@ -314,6 +322,15 @@ function consumerFindings(r: ConsumerResult, f: FindingContext, names: string[])
     }
   }
   return out;
+}
+
+/**
+ * When NCCL_COMM_ID's automatic hint is what leaves a consumer without an
+ * interface, the cause comes first: naming interfaces only routes around it,
+ * and bootstrap keeps failing until NCCL_COMM_ID is fixed (SOCK-007).
+ */
+export function commIdHintCause(why: string): string | null {
+  return why.startsWith('NCCL_COMM_ID hint') ? 'The cause is NCCL_COMM_ID (SOCK-007): fix it first — bootstrap fails until it is. Naming the interfaces keeps this consumer off NCCL_COMM_ID\'s automatic hint' : null;
 }
 
 /**

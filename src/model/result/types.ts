@@ -76,6 +76,8 @@ export interface RemediationVerdict {
   /** The environment change that was checked; when it did not pass, it is not offered (withheld). */
   env: Record<string, string | null>;
   withheld: boolean;
+  /** Errors of the result's family that were there before and stay after the change (they need their own fix). */
+  stillFailing?: { checkId: string; summary: string }[];
 }
 
 export interface CheckResult extends Outcome {

@@ -85,6 +85,8 @@ export interface HostResolution {
   /** getaddrinfo(AF_UNSPEC, SOCK_STREAM) answers, in resolver order. */
   addresses: { address: string; family: Family }[];
   error: string | null;
+  /** Set when the model assumed the answer instead of reading it (`localhost` not looked up): what it assumed. */
+  assumed?: string;
 }
 
 export type ConfRole = 'NCCL_CONF_FILE' | 'home-passwd' | 'home-env' | 'etc';

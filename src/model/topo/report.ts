@@ -3,12 +3,14 @@
 // (TOPO-010…014). Built on system.ts (NCCL's graph) and the IB model (which
 // ports NCCL keeps under NCCL_IB_HCA). Pure.
 
+import { append } from '../list.js';
 import { advise } from '../result/build.js';
 import type { Finding } from '../result/types.js';
 import { effectiveEnv, withFlags } from '../nccl/conf.js';
 import { atoi, parseNcclInt, strtoll0 } from '../nccl/cint.js';
 import { gdrLevelNames, gdrReadiness } from '../nccl/gdr.js';
 import { nonIbNetDevices } from './net-devices.js';
+import { distanceFindings, gpuGdrOf, gpuRanges } from './gdr-verdict.js';
 import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
 import { profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
@@ -563,17 +565,8 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
     return { gpu: g.index, relay: via ?? null, nic, channelNics, path: name(p.type) as PathName, bwGBs: Math.round(p.bw * 10) / 10, localNics: local.nets, gdr };
   });
   const findings: Finding[] = [];
-  for (const p of pairs) {
-    if (p.gdr && p.gdr.enabled === false && PATH[p.gdr.distance] > PATH[p.gdr.level] && nicGdr !== false) {
-      findings.push({
-        id: 'TOPO-010',
-        // Across sockets it is a placement problem; behind another root port of the same CPU it is how the platform is built.
-        severity: p.gdr.distance === 'SYS' ? 'warn' : 'info',
-        message: `GPU ${p.gpu} (${gpus[p.gpu]!.bdf}) reaches its NIC ${nics[p.nic!]!.device} over ${p.gdr.distance}: GPUDirect RDMA is disabled (beyond ${p.gdr.level}), so its network traffic is staged through host memory`,
-        remediation: advise('Put each GPU\'s NIC on the GPU\'s PCIe switch (the placement NCCL expects), or accept the copy; NCCL_NET_GDR_LEVEL set to the path shown enables GPUDirect RDMA at that distance, which is often slower than staging — measure before keeping it'),
-      });
-    }
-  }
+  // GPUDirect RDMA off by distance: one finding per path type listing its GPUs (gdr-verdict.ts, shared with the doctor and compare).
+  if (nicGdr !== false) append(findings, distanceFindings(gpuGdrOf(pairs, gpus, nics), levelSource));
   // GPUs funnelled into one NIC while another carries no GPU's channel 0.
   const used = new Map<number, number[]>();
   for (const p of pairs) if (p.nic !== null) used.set(p.nic, [...(used.get(p.nic) ?? []), p.gpu]);
@@ -614,16 +607,16 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
       remediation: advise('Check the links with `nvidia-smi nvlink -e -i <gpu>` (error counters) and `nvidia-smi -q -d NVLINK`; on NVSwitch systems check nvidia-fabricmanager; a reset (`nvidia-smi -r -i <gpu>`) or the GPU\'s replacement restores them'),
     });
   }
-  for (const p of pairs) {
-    // A socket NIC moves host memory whatever its place: NET-010 / NET-001 say what matters there.
-    if (p.path === 'SYS' && !socketNets) {
-      findings.push({
-        id: 'TOPO-013',
-        severity: 'warn',
-        message: `GPU ${p.gpu}'s nearest NIC ${nics[p.nic!]!.device} is across the CPU interconnect (SYS): every byte it sends crosses sockets`,
-        remediation: advise('Put a NIC on the GPU\'s NUMA node, or check that NCCL_IB_HCA does not leave out the local one'),
-      });
-    }
+  // Across sockets: one finding listing every GPU whose nearest NIC is on the other side.
+  // A socket NIC moves host memory whatever its place: NET-010 / NET-001 say what matters there.
+  const across = socketNets ? [] : pairs.filter((p) => p.path === 'SYS');
+  if (across.length) {
+    findings.push({
+      id: 'TOPO-013',
+      severity: 'warn',
+      message: `${across.length === 1 ? `GPU ${across[0]!.gpu}'s nearest NIC is` : `The nearest NICs of GPUs ${gpuRanges(across.map((p) => p.gpu))} are`} across the CPU interconnect (SYS): ${across.map((p) => `GPU ${p.gpu} → ${nics[p.nic!]!.device}`).join(', ')}; every byte ${across.length === 1 ? 'it sends' : 'they send'} crosses sockets`,
+      remediation: advise('Put a NIC on each GPU\'s NUMA node, or check that NCCL_IB_HCA does not leave out the local one'),
+    });
   }
   for (const n of nics) {
     if (!n.bdf) {

@@ -694,8 +694,11 @@ export function linkDegraded(f: TopoFunction, gpu: boolean): boolean {
 }
 
 export interface GpuNicMap {
-  /** Per GPU in PCI order: its first channel's NIC (RDMA device name) and NCCL's path type, e.g. "mlx5_0 PIX". */
-  gpus: { bdf: string; nic: string | null; path: PathName | null }[];
+  /**
+   * Per GPU in PCI order: its first channel's NIC (RDMA device name) and NCCL's path type, e.g. "mlx5_0 PIX";
+   * `gdr`: ncclTopoCheckGdr for that pair on the direct path (through the PXN relay's), `gdrPath` the path type it compares.
+   */
+  gpus: { bdf: string; nic: string | null; path: PathName | null; gdr: boolean | null; gdrPath: PathName | null }[];
   /** GPU and NIC PCIe links running below their maximum width or speed: "mlx5_1 0000:1a:00.0 x8 of x16". */
   degraded: string[];
 }
@@ -703,10 +706,14 @@ export interface GpuNicMap {
 /** The GPU ↔ NIC facts compare holds across nodes, without the full report. */
 export function gpuNicMap(topo: TopoPart, ibDevices: NcclIbDevice[], rules: TopoRules, gdrOk: (g: number, n: number, type: number) => boolean, fusion: NetFusion = { fused: [], physical: ibDevices.length, mode: 'none' }): GpuNicMap {
   const sys = fuseNets(buildSystem(topo, ibDevices, rules), fusion, topo);
-  const m = effectivePaths(sys, rules, gdrOk).matrix;
+  const { matrix: m, direct, relay } = effectivePaths(sys, rules, gdrOk);
   const gpus = sys.gpus.map((g, i) => {
     const n = localNetFor(m, i, i, 0, rules.local);
-    return { bdf: g.bdf!, nic: n === null ? null : sys.nets[n]!.ib!.dev, path: n === null ? null : (PATH_NAMES[m[i]![n]!.type] ?? null) };
+    if (n === null) return { bdf: g.bdf!, nic: null, path: null, gdr: null, gdrPath: null };
+    // GPUDirect RDMA as `ncclx topo` decides it (report.ts): on the direct path, through the PXN relay's when there is one.
+    const via = relay.get(`${i},${n}`) ?? i;
+    const type = direct[via]![n]!.type;
+    return { bdf: g.bdf!, nic: sys.nets[n]!.ib!.dev, path: PATH_NAMES[m[i]![n]!.type] ?? null, gdr: gdrOk(via, n, type), gdrPath: PATH_NAMES[type] ?? null };
   });
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const degraded: string[] = [];

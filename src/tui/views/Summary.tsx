@@ -1,7 +1,7 @@
 // View 1: every check result with its mark, grouped by family. Enter opens a
 // result: what was found, the evidence, why it matters and the remediation.
 
-import { CHECKED, remediationCommands, remediationLines } from '../../report/remediation.js';
+import { checkedLine, remediationCommands, remediationLines } from '../../report/remediation.js';
 import { Text } from 'ink';
 import { visible } from '../../report/display.js';
 import type { DoctorRun } from '../../model/doctor/types.js';
@@ -86,7 +86,7 @@ export function detailLines(run: DoctorRun, r: CheckResult, width: number): { li
     );
     band = block.band;
     for (const row of block.rows) out.push({ text: row, cmd: true });
-    if (r.verdict?.resolves) add(CHECKED, 'dim', '  ');
+    if (r.verdict?.resolves) add(checkedLine(r.verdict), 'dim', '  ');
   }
   const fixIds = r.remediation?.fixIds ?? [];
   if (fixIds.length) add(`ncclx fix --only ${fixIds.join(',')}  (or the Fixes view, 5)`, 'dim', '  ');

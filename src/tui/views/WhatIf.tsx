@@ -6,12 +6,16 @@
 import { Text } from 'ink';
 import type { IbModel } from '../../model/nccl/ib-report.js';
 import type { ConsumerResult } from '../../model/nccl/socket.js';
-import { exportsFor, fieldValues, problemDiff, verdict, WHATIF_KEYS, type Model, type WhatIf, type WhatIfKey } from '../model.js';
+import { exportsFor, fieldValues, problemDiff, verdict, WHATIF_KEYS, type Change, type Model, type WhatIf, type WhatIfKey } from '../model.js';
 import { clipboardMessage, type ClipboardReport } from '../clipboard.js';
 import { useCapture, useColor, useKeys, usePersisted } from '../screen.js';
 import { commandRows, hstep } from '../text.js';
 import { clamp, Fill, fit, HLine, Line, Mark, position, seg, Title, windowStart } from '../ui.js';
 import { visible } from '../../report/display.js';
+
+/** How each what-if change reads: a new problem, one resolved (its check now says ok), one that no longer applies (its check cannot judge). */
+const CHANGE_MARK: Record<Change, string> = { new: '+ ', resolved: '− ', gone: '· ', same: '  ' };
+const CHANGE_WORD: Record<Change, string> = { new: 'new: ', resolved: 'resolved: ', gone: 'no longer applies: ', same: '' };
 
 const LABEL: Record<WhatIfKey, string> = {
   NCCL_SOCKET_IFNAME: 'NCCL_SOCKET_IFNAME',
@@ -227,9 +231,9 @@ export function WhatIfView({ base, current, whatIf, setWhatIf, height, width, ac
         </Text>
       ) : null}
       {diff.slice(start, start + listH).map(({ result, change }, i) => (
-        <Text key={i} wrap="truncate-end" dimColor={change === 'resolved'}>
-          <Text color={change === 'new' ? c('red') : change === 'resolved' ? c('green') : undefined}>{change === 'new' ? '+ ' : change === 'resolved' ? '− ' : '  '}</Text>
-          <Mark severity={result.severity} /> {result.checkId.padEnd(8)} {change === 'resolved' ? 'resolved: ' : ''}
+        <Text key={i} wrap="truncate-end" dimColor={change === 'resolved' || change === 'gone'}>
+          <Text color={change === 'new' ? c('red') : change === 'resolved' ? c('green') : change === 'gone' ? c('yellow') : undefined}>{CHANGE_MARK[change]}</Text>
+          <Mark severity={result.severity} /> {result.checkId.padEnd(8)} {CHANGE_WORD[change]}
           {visible(result.summary)}
         </Text>
       ))}

@@ -1,5 +1,6 @@
 // IB-012: no GPUDirect RDMA peer-memory module that this NCCL looks for is present.
 import { run } from '../../result/build.js';
+import { gpuCount } from '../gdr.js';
 import type { Finding } from '../socket-findings.js';
 import { finding, type IbView } from './view.js';
 
@@ -7,7 +8,8 @@ export function ib012(v: IbView): Finding[] {
   const rdma = v.snapshot.rdma;
   if (!rdma || !v.hasRdma) return [];
   const peer = v.report.environment.peerMem.filter((p) => p.checkedByThisVersion);
-  if (!rdma.sysModuleKnown || !v.kept.length || peer.some((p) => p.present)) return [];
+  // GPUDirect RDMA needs a GPU: on a node without one there is no peer memory to want (gdr.ts gpuCount, as GDR-001).
+  if (!rdma.sysModuleKnown || !v.kept.length || peer.some((p) => p.present) || gpuCount(v.snapshot) === 0) return [];
   const loadedButUnseen = rdma.modules.find((m) => m.path === '/sys/module/nvidia_peermem' && m.present);
   return [
     finding(
