@@ -101,14 +101,19 @@ export function checkNpmYaml(all: Rendered[]): void {
   }
 }
 
-/** k8s: PyYAML (YAML 1.1, the line-break rules of kubectl's go-yaml) reads exactly the json entries: one python for all. */
-export function checkPyYaml(all: Rendered[], tmp: string): void {
-  expect(PYYAML, 'apt-get install python3-yaml').not.toBeNull();
-  const file = join(tmp, 'docs.json');
-  writeFileSync(file, JSON.stringify(all.map((r) => r.out.k8s.body)));
-  const py = spawnSync(PYYAML!, ['-c', 'import json,sys,yaml; print(json.dumps([yaml.safe_load(d) for d in json.load(open(sys.argv[1]))]))', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+/** Every text read by one python3 run: `read` is a Python expression of `d`, the text; the answers come back as JSON. */
+function readWithPython(python: string | null, pkg: string, imports: string, read: string, texts: string[], tmp: string): unknown[] {
+  expect(python, `apt-get install ${pkg}`).not.toBeNull();
+  const file = join(tmp, `${pkg}.json`);
+  writeFileSync(file, JSON.stringify(texts));
+  const py = spawnSync(python!, ['-c', `import json,sys,${imports}; print(json.dumps([${read} for d in json.load(open(sys.argv[1]))]))`, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
   expect(py.status, py.stderr).toBe(0);
-  const docs = JSON.parse(py.stdout) as unknown[];
+  return JSON.parse(py.stdout) as unknown[];
+}
+
+/** k8s: PyYAML (YAML 1.1, the line-break rules of kubectl's go-yaml) reads exactly the json entries. */
+export function checkPyYaml(all: Rendered[], tmp: string): void {
+  const docs = readWithPython(PYYAML, 'python3-yaml', 'yaml', 'yaml.safe_load(d)', all.map((r) => r.out.k8s.body), tmp);
   all.forEach((r, i) => expect(k8sEntries(docs[i]), label(r)).toEqual(r.json));
 }
 
@@ -144,13 +149,8 @@ export function checkDotenvAndConf(all: Rendered[]): void {
   }
 }
 
-/** dotenv: python-dotenv reads the json entries less the refused ones: one python for all. */
+/** dotenv: python-dotenv reads the json entries less the refused ones. */
 export function checkPyDotenv(all: Rendered[], tmp: string): void {
-  expect(PYDOTENV, 'apt-get install python3-dotenv').not.toBeNull();
-  const file = join(tmp, 'dotenv.json');
-  writeFileSync(file, JSON.stringify(all.map((r) => r.out.dotenv.body)));
-  const py = spawnSync(PYDOTENV!, ['-c', 'import io,json,sys,dotenv; print(json.dumps([dotenv.dotenv_values(stream=io.StringIO(d)) for d in json.load(open(sys.argv[1]))]))', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  expect(py.status, py.stderr).toBe(0);
-  const docs = JSON.parse(py.stdout) as Record<string, string>[];
+  const docs = readWithPython(PYDOTENV, 'python3-dotenv', 'io,dotenv', 'dotenv.dotenv_values(stream=io.StringIO(d))', all.map((r) => r.out.dotenv.body), tmp);
   all.forEach((r, i) => expect(docs[i], label(r)).toEqual(Object.fromEntries(Object.entries(r.json).filter(([n]) => !r.out.dotenv.refused.includes(n)))));
 }
