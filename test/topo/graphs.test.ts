@@ -133,4 +133,17 @@ describe('the topology profile: every release boundary, both sides', () => {
     expect(flag(k, before)).toEqual(a);
     expect(flag(k, from)).toEqual(b);
   });
+  // ncclTopoNVLinkBw (NCCL src/graph/topo.h SM100_NVLINK_BW): none before 2.25.1 (sm 100 shares sm 90's 20.6), 40.0 from 2.25.1, 40.1 from 2.27.5.
+  it.each([
+    ['2.24.3', 20.6, '2.25.1', 40.0],
+    ['2.27.4', 40.0, '2.27.5', 40.1],
+  ])('GB/s per sm 100 NVLink: %s → %s, %s → %s', (before, a, from, b) => {
+    expect(at(before).nvlBw.sm100).toBe(a);
+    expect(at(from).nvlBw.sm100).toBe(b);
+  });
+  // MAXCHANNELS (NCCL src/include/device.h): 32 until 2.24.3, 64 from 2.25.1; the ring graph's limit is half (init.cc).
+  it('MAXCHANNELS: 32 at 2.24.3, 64 at 2.25.1', () => {
+    expect(at('2.24.3').maxChannels).toBe(32);
+    expect(at('2.25.1').maxChannels).toBe(64);
+  });
 });

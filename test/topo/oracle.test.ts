@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { sweep, tags } from './oracle-compare.js';
 
-const SMALL = new Set(['azure-nc48v4', 'azure-ndv2']);
+// gb10-pr2202 (one GPU) holds the ring to MAXCHANNELS/2 at 2.23.4 (16 channels) and after (32).
+const SMALL = new Set(['azure-nc48v4', 'azure-ndv2', 'gb10-pr2202']);
 
 describe.each(tags())('NCCL %s', (tag) => {
   it('agrees on the GPUs, NICs, paths, GPUDirect RDMA, PXN and local NICs of every topology and case, and on the graphs of the small ones', () => {

@@ -388,7 +388,9 @@ export interface TopoProfile {
   p2cPaths: boolean;
   /** ≥ 2.28.7: NETs stay in a one-node job's graph (TrimSystem sets `inter` instead of removing them). */
   keepNetsIntra: boolean;
-  /** GB/s per NVLink (ncclTopoNVLinkBw) by compute capability. */
+  /** MAXCHANNELS (src/include/device.h): 32 before 2.25.1, 64 from 2.25.1; the ring graph may take half. */
+  maxChannels: 32 | 64;
+  /** GB/s per NVLink (ncclTopoNVLinkBw) by compute capability; sm ≥ 100 has its own value from 2.25.1 (40.0, 40.1 from 2.27.5), before it shares sm 90's. */
   nvlBw: { sm70: number; sm80: number; sm90: number; sm100: number };
   /** ≥ 2.28.7: a <net>'s guid is read with strtoull base 16; before, sscanf("0x%lx"), which leaves the ASIC 0 for a guid without 0x. */
   guidStrtoull: boolean;
@@ -461,7 +463,8 @@ export function topoProfileFor(version: NcclVersion): TopoProfile {
     c2cLinkType: at('2.26.2') ? 'C2C' : 'NVL',
     p2cPaths: at('2.27.3'),
     keepNetsIntra: at('2.28.7'),
-    nvlBw: { sm70: 20, sm80: 20, sm90: 20.6, sm100: 40.1 },
+    maxChannels: at('2.25.1') ? 64 : 32,
+    nvlBw: { sm70: 20, sm80: 20, sm90: 20.6, sm100: at('2.27.5') ? 40.1 : at('2.25.1') ? 40.0 : 20.6 },
     guidStrtoull: at('2.28.7'),
     localCpuByBw: at('2.30.7'),
     pxnRelayGdr: at('2.30.3'),

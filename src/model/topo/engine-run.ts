@@ -149,17 +149,19 @@ export function runEngine(input: EngineInput): EngineResult {
   const name = (t: number) => PT_NAMES[t] ?? '?';
   const n = gpus.length;
   const search = input.search !== false;
-  const ring = newGraph(GRAPH_IDS.ring, PATTERN.RING, 1, 32, n);
+  // init.cc initTransportsRank: the ring may take MAXCHANNELS/2 channels (ncclTopoDupChannels doubles up to that), CollNet direct and NVLS MAXCHANNELS.
+  const maxChannels = input.profile.maxChannels;
+  const ring = newGraph(GRAPH_IDS.ring, PATTERN.RING, 1, maxChannels / 2, n);
   if (search) compute(sys, ring, env);
   const tree = newGraph(GRAPH_IDS.tree, PATTERN.BALANCED_TREE, ring.nChannels, ring.nChannels, n);
   if (search) compute(sys, tree, env);
   const chain = newGraph(GRAPH_IDS.collnetChain, PATTERN.TREE, ring.nChannels, ring.nChannels, n, 1);
-  const direct = newGraph(GRAPH_IDS.collnetDirect, PATTERN.COLLNET_DIRECT, 1, 64, n, 1);
+  const direct = newGraph(GRAPH_IDS.collnetDirect, PATTERN.COLLNET_DIRECT, 1, maxChannels, n, 1);
   if (search && input.collnet) {
     compute(sys, chain, env);
     compute(sys, direct, env);
   }
-  const nvls = newGraph(GRAPH_IDS.nvls, PATTERN.NVLS, 1, 64, n);
+  const nvls = newGraph(GRAPH_IDS.nvls, PATTERN.NVLS, 1, maxChannels, n);
   if (search && input.nvls !== false) compute(sys, nvls, env);
   return {
     inter: sys.inter,

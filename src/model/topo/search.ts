@@ -201,34 +201,39 @@ const netIndex = (ctx: Ctx, dev: number) => ctx.netByDev.get(dev) ?? -1;
 /**
  * The GPUs reachable from GPU `start`, best first by ncclTopoSearchNextGpuSort's
  * score (with `net`'s paths when sorting for the network). Paths do not change
- * during a search, so the order is computed once; the GPUs a channel already
- * uses are filtered out when asked (the score is a total order, so filtering
- * after sorting is the same as before).
+ * during a search, so their part of the score is computed once; the GPU's PCI
+ * link bandwidth (interPciBw) is read live, as NCCL reads it, because the
+ * search takes bandwidth off that link. The GPUs a channel already uses are
+ * filtered out by the caller (the score is a total order, so filtering after
+ * sorting is the same as before).
  */
 function sortedCandidates(ctx: Ctx, start: number, net: number): Score[] {
   const key = `${start}/${net}`;
   let list = ctx.sorted.get(key);
-  if (list) return list;
-  const ngpus = ctx.gpus.length;
-  const paths = ctx.gpus[start]!.paths[NT.GPU]!;
-  const netPaths = net >= 0 ? ctx.nets[net]!.paths[NT.GPU]! : null;
-  list = [];
-  for (let i = 1; i < ngpus; i++) {
-    const g = (start + i) % ngpus;
-    if (paths[g]!.list.length === 0) continue;
-    list.push({
-      g,
-      startIndex: i,
-      intraNhops: paths[g]!.list.length,
-      intraBw: Math.trunc(paths[g]!.bw),
-      interNhops: netPaths ? netPaths[g]!.list.length : 0,
-      interPciBw: netPaths ? gpuPciBw(ctx.gpus[g]!) : 0,
-      interBw: netPaths ? Math.trunc(netPaths[g]!.bw) : 0,
-    });
+  if (!list) {
+    const ngpus = ctx.gpus.length;
+    const paths = ctx.gpus[start]!.paths[NT.GPU]!;
+    const netPaths = net >= 0 ? ctx.nets[net]!.paths[NT.GPU]! : null;
+    list = [];
+    for (let i = 1; i < ngpus; i++) {
+      const g = (start + i) % ngpus;
+      if (paths[g]!.list.length === 0) continue;
+      list.push({
+        g,
+        startIndex: i,
+        intraNhops: paths[g]!.list.length,
+        intraBw: Math.trunc(paths[g]!.bw),
+        interNhops: netPaths ? netPaths[g]!.list.length : 0,
+        interPciBw: 0,
+        interBw: netPaths ? Math.trunc(netPaths[g]!.bw) : 0,
+      });
+    }
+    if (!netPaths) list.sort(cmpScore);
+    ctx.sorted.set(key, list);
   }
-  list.sort(cmpScore);
-  ctx.sorted.set(key, list);
-  return list;
+  if (net < 0) return list;
+  for (const s of list) s.interPciBw = gpuPciBw(ctx.gpus[s.g]!);
+  return list.slice().sort(cmpScore);
 }
 
 /** ncclTopoSearchNextGpuSort: the GPUs to try next from `gpu`, best first. */
