@@ -147,6 +147,9 @@ describe('the built CLI on the EFA fixture (p4d, no aws-ofi-nccl on the loader p
     const f = results(r.json, 'NET-001')[0]!;
     expect(f.remediation?.env).toEqual({ NCCL_NET_PLUGIN: '/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so' });
     expect(f.verdict?.resolves).toBe(true);
+    // With the plugin the EFA devices carry the traffic, and their GPUDirect RDMA (PHB: off) is judged: the node's, revealed, not caused.
+    expect((f.verdict as { revealed?: { checkId: string }[] }).revealed?.map((x) => x.checkId)).toEqual(['TOPO-010']);
+    expect(r.stdout).not.toMatch(/ncclx does not suggest NCCL_NET_PLUGIN/);
   });
   it('found on LD_LIBRARY_PATH: NCCL uses the plugin, no error', () => {
     const d = efaTree({ dir: 'opt/amazon/ofi-nccl/lib', name: 'libnccl-net.so', text: '\0aws-ofi-nccl 1.13.2-aws\0ncclNetPlugin_v8\0' });
