@@ -164,14 +164,10 @@ export function verifierFor(run: DoctorRun, shared?: SimCache): Verifier {
         const revealed = newFindings(before(), target());
         fresh = fresh.filter((f) => !revealed.some((x) => x.checkId === f.checkId && x.summary === f.summary));
       }
-      const family = FAMILY_OF.get(r.checkId);
-      // An error's fix may let the job go further (NET-001: a plugin makes EFA usable, and TOPO-010 then judges its
-      // GPUDirect RDMA): warnings of other families that appear are the node's, revealed, not caused by the fix.
-      const revealed = r.severity === 'error' ? fresh.filter((f) => f.severity === 'warn' && FAMILY_OF.get(f.checkId) !== family) : [];
-      fresh = fresh.filter((f) => !revealed.includes(f));
       // Errors of the same family that stay (SOCK-007 after SOCK-001's fix): "resolves this" must not read as "the job works".
+      const family = FAMILY_OF.get(r.checkId);
       const stillFailing = after.filter((x) => x.severity === 'error' && x !== r && FAMILY_OF.get(x.checkId) === family && x.checkId !== r.checkId && before().some((y) => y.checkId === x.checkId && y.summary === x.summary)).map((x) => ({ checkId: x.checkId, summary: x.summary }));
-      return { resolves: remaining.length === 0 && fresh.length === 0, newFindings: fresh, remaining, env, withheld: false, ...(stillFailing.length ? { stillFailing } : {}), ...(revealed.length ? { revealed } : {}) };
+      return { resolves: remaining.length === 0 && fresh.length === 0, newFindings: fresh, remaining, env, withheld: false, ...(stillFailing.length ? { stillFailing } : {}) };
     };
     const check = (r: CheckResult, env: Record<string, string | null>): RemediationVerdict => judge(r, sim.results(env), env);
     // Commands, as a person pastes them alone: the kernel in the model after exactly those lines (model/fix/commands.ts).

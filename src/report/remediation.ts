@@ -51,11 +51,9 @@ export const CHECKED = 'checked: applied to this node in the model, it resolves 
 /** The checked line of a verdict: errors of the same family that stay are named, so "resolves this" never reads as "the job works". */
 export function checkedLine(v: RemediationVerdict): string {
   const stay = v.stillFailing ?? [];
+  if (stay.length === 0) return CHECKED;
   const ids = [...new Set(stay.map((x) => x.checkId))];
-  const staying = stay.length ? `; ${ids.join(', ')} ${ids.length === 1 && stay.length === 1 ? 'stays an error' : 'stay errors'} until ${ids.length === 1 && stay.length === 1 ? 'its' : 'their'} own fix` : '';
-  const shown = [...new Set((v.revealed ?? []).map((x) => x.checkId))];
-  const revealed = shown.length ? `; then ${shown.join(', ')} (the node's own, a warning) can be judged` : '';
-  return `${CHECKED}${staying}${revealed}`;
+  return `${CHECKED}; ${ids.join(', ')} ${ids.length === 1 && stay.length === 1 ? 'stays an error' : 'stay errors'} until ${ids.length === 1 && stay.length === 1 ? 'its' : 'their'} own fix`;
 }
 
 /** The checked line under a finding's fix, when its verdict resolves it. */

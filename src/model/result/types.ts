@@ -78,11 +78,6 @@ export interface RemediationVerdict {
   withheld: boolean;
   /** Errors of the result's family that were there before and stay after the change (they need their own fix). */
   stillFailing?: { checkId: string; summary: string }[];
-  /**
-   * Warnings of another family that appear once an error's fix lets the job go further (a network it
-   * could not use, whose own properties are then judged): the node's, revealed, not caused by the fix.
-   */
-  revealed?: { checkId: string; severity: Severity; summary: string }[];
 }
 
 export interface CheckResult extends Outcome {
