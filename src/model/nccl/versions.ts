@@ -74,9 +74,21 @@ export function versionString(v: NcclVersion): string {
   return v.vendor === 'ncclx' ? `ncclx-${v.major}.${v.minor}` : base;
 }
 
+/** The release numbers of each threshold written in this file ("2.28.3" → [2, 28, 3]), read once. */
+const thresholds = new Map<string, readonly [number, number, number]>();
+
+function thresholdOf(b: string): readonly [number, number, number] {
+  let t = thresholds.get(b);
+  if (!t) {
+    t = b.split('.').map(Number) as [number, number, number];
+    thresholds.set(b, t);
+  }
+  return t;
+}
+
 /** -1, 0, 1 like strcmp, on (major, minor, patch). */
 export function compareVersion(a: { major: number; minor: number; patch: number }, b: string): number {
-  const [bm, bn, bp] = b.split('.').map(Number) as [number, number, number];
+  const [bm, bn, bp] = thresholdOf(b);
   if (a.major !== bm) return a.major < bm ? -1 : 1;
   if (a.minor !== bn) return a.minor < bn ? -1 : 1;
   if (a.patch !== bp) return a.patch < bp ? -1 : 1;
@@ -220,7 +232,24 @@ const GDR_LEVEL_SINCE: [name: string, since: string][] = [
 /** NCCLX branches are forks of upstream minors; their upstream-equivalent release. */
 const NCCLX_BASE: Record<number, string> = { 29: '2.29.2', 30: '2.30.3', 31: '2.31.0' };
 
+/**
+ * Profiles are pure functions of the version and are asked for again and again
+ * (every check, every what-if): each version object's profile is built once,
+ * and frozen, so no caller can change another's.
+ */
+const profiles = new WeakMap<NcclVersion, Profile>();
+const topoProfiles = new WeakMap<NcclVersion, TopoProfile>();
+
 export function profileFor(v: NcclVersion): Profile {
+  let p = profiles.get(v);
+  if (!p) {
+    p = Object.freeze(buildProfile(v));
+    profiles.set(v, p);
+  }
+  return p;
+}
+
+function buildProfile(v: NcclVersion): Profile {
   // Behaviour of the upstream code the build is based on.
   const base =
     v.vendor === 'ncclx'
@@ -451,6 +480,15 @@ export interface TopoProfile {
 }
 
 export function topoProfileFor(version: NcclVersion): TopoProfile {
+  let p = topoProfiles.get(version);
+  if (!p) {
+    p = Object.freeze(buildTopoProfile(version));
+    topoProfiles.set(version, p);
+  }
+  return p;
+}
+
+function buildTopoProfile(version: NcclVersion): TopoProfile {
   const at = (v: string) => atLeast(version, v);
   return {
     version,
