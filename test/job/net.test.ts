@@ -109,6 +109,11 @@ describe('the network NCCL uses, and the findings', () => {
     expect(w.map((f) => [f.id, f.severity])).toEqual([['NET-010', 'warn']]);
     expect(w[0]!.message).toBe('inter-node collectives use TCP sockets over eth0 (10 Gb/s): this node has no RDMA device (NCCL logs "NET/IB : No device found." and falls back without a warning)');
     expect(netVerdict({ ...plain, vars: { NCCL_NET: 'Socket' } }).findings[0]!.severity).toBe('info');
+    // A node with GPUs, or GPUs unknown, warns; a node with none (a login or storage node) runs no rank: information.
+    expect(netVerdict({ ...plain, gpus: 1 }).findings[0]!.severity).toBe('warn');
+    expect(netVerdict({ ...plain, gpus: null }).findings[0]!.severity).toBe('warn');
+    const noGpu = netVerdict({ ...plain, gpus: 0 }).findings[0]!;
+    expect([noGpu.severity, noGpu.message]).toEqual(['info', `${w[0]!.message}; this node has no GPU, so no NCCL rank runs here`]);
     expect(netVerdict({ ...plain, ib: 'devices', fabric: { efa: [], ibRoce: ['mlx5_0'] } }).findings).toEqual([]);
     expect(netVerdict({ ...plain, socket: [{ name: 'eth0', speedMbps: null }] }).findings[0]!.message).toMatch(/eth0 \(speed unknown: NCCL assumes 10 Gb\/s\)/);
   });

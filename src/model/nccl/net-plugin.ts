@@ -20,6 +20,7 @@ import type { Finding, Remediation } from '../result/types.js';
 import type { RdmaPart } from '../snapshot/rdma-types.js';
 import type { NetPluginLib, NetPluginPart, NodeSnapshot } from '../snapshot/types.js';
 import type { ReasoningContext } from './explain.js';
+import { gpuCount } from './gdr.js';
 import { selectIbDevices } from './ib.js';
 import type { SocketSelection } from './socket.js';
 import type { Profile } from './versions.js';
@@ -58,6 +59,8 @@ export interface NetInputs {
   ib: 'devices' | 'none' | 'unknown';
   /** The socket transport's interfaces (NCCL_SOCKET_IFNAME applies). */
   socket: SocketIf[];
+  /** GPUs on the node (its PCI functions); 0: none, so nothing runs collectives here; null or absent: unknown. */
+  gpus?: number | null;
 }
 
 export interface NetDecision {
@@ -234,11 +237,13 @@ export function netVerdict(i: NetInputs): NetVerdict {
     const why = i.ib === 'none' ? (i.fabric && i.fabric.ibRoce.length === 0 && efa.length === 0 ? 'this node has no RDMA device' : 'NCCL\'s IB transport keeps no device') : 'NCCL_NET selects it';
     socketOnly = `inter-node collectives use TCP sockets over ${i.socket.map(speedText).join(', ')}: ${why} (NCCL logs "NET/IB : No device found." and falls back without a warning)`;
     const explicit = net !== undefined && net.toLowerCase() === 'socket';
+    // A node with no GPU (a login or storage node) runs no NCCL rank: the socket fallback costs nothing there.
+    const noGpu = i.gpus === 0;
     findings.push({
       id: 'NET-010',
-      severity: explicit ? 'info' : 'warn',
-      message: socketOnly,
-      remediation: { advice: explicit ? 'NCCL_NET=Socket asks for this' : 'Expected on a node without RDMA; otherwise give the job its RDMA devices (/dev/infiniband, the RDMA driver) or its net plugin' },
+      severity: explicit || noGpu ? 'info' : 'warn',
+      message: noGpu ? `${socketOnly}; this node has no GPU, so no NCCL rank runs here` : socketOnly,
+      remediation: { advice: explicit ? 'NCCL_NET=Socket asks for this' : noGpu ? 'Nothing to do on a node without GPUs; on the GPU nodes, give the job its RDMA devices or its net plugin' : 'Expected on a node without RDMA; otherwise give the job its RDMA devices (/dev/infiniband, the RDMA driver) or its net plugin' },
     });
   }
   return { decision: d, findings, socketOnly };
@@ -265,5 +270,5 @@ export function netInputsOf(snapshot: NodeSnapshot, r: ReasoningContext, sel: So
   const speed = (name: string) => snapshot.network.links.find((l) => l.name === name)?.speedMbps ?? null;
   const seen = new Set<string>();
   const socket = sel.socket.selected.filter((s) => !seen.has(s.name) && seen.add(s.name)).map((s) => ({ name: s.name, speedMbps: speed(s.name) }));
-  return { profile: r.profile, vars: r.env.vars, plugins: snapshot.netPlugins ?? null, fabric: rdma ? { efa, ibRoce } : null, ib: ibState(snapshot, r, sel), socket };
+  return { profile: r.profile, vars: r.env.vars, plugins: snapshot.netPlugins ?? null, fabric: rdma ? { efa, ibRoce } : null, ib: ibState(snapshot, r, sel), socket, gpus: gpuCount(snapshot) };
 }
