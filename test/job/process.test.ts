@@ -171,6 +171,11 @@ describe.skipIf(!g.run)(`a job in its own namespaces${g.reason ? ` (${g.reason})
     expect(ours.sort()).toEqual([main.pid, staticJob.pid].sort());
   });
 
+  it('explain --pid on a process with no NCCL mapped: says so, and models what its loader would find', () => {
+    const r = cli(['explain', '--pid', String(noNcclJob.pid), '--json']);
+    expect(r.json.versionSource).toMatch(new RegExp(`^process ${noNcclJob.pid} has none mapped, and none is found where its loader would look; assuming the newest known release`));
+  });
+
   it('ps in text names the hang', () => {
     const r = cli(['ps', '--no-color']);
     expect(r.stdout).toContain(`PID ${main.pid}`);

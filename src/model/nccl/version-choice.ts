@@ -5,7 +5,7 @@ import type { NodeSnapshot } from '../snapshot/types.js';
 import { modelledLibrary, ownerOf, versionEvidence } from './library.js';
 import { beyondModel, firstPatchKnown, NEWEST_KNOWN, parseVersion, versionString, type VersionChoice } from './versions.js';
 
-export function chooseVersion(flag: string | undefined, snapshot: Pick<NodeSnapshot, 'ncclLibrary'>): VersionChoice {
+export function chooseVersion(flag: string | undefined, snapshot: Pick<NodeSnapshot, 'ncclLibrary' | 'process'>): VersionChoice {
   if (flag !== undefined) {
     const version = parseVersion(flag);
     const beyond = beyondModel(version);
@@ -29,6 +29,8 @@ export function chooseVersion(flag: string | undefined, snapshot: Pick<NodeSnaps
     return { version, source: `${first.path} (${first.via}${how}); ${chosen.why}${more}${beyond ? `; ${beyond.note}` : ''}`, assumed: false, beyond };
   }
   const unversioned = snapshot.ncclLibrary.candidates[0];
-  const why = unversioned ? `found ${unversioned.path} but could not tell its version` : 'no NCCL library found on this node';
+  // --pid on a process that has not loaded NCCL (yet): what its loader would find is searched in its view.
+  const where = snapshot.process ? `process ${snapshot.process.pid} has none mapped, and none is found where its loader would look` : 'no NCCL library found on this node';
+  const why = unversioned ? `found ${unversioned.path} but could not tell its version` : where;
   return { version: NEWEST_KNOWN, source: `${why}; assuming the newest known release ${versionString(NEWEST_KNOWN)}`, assumed: true, beyond: null };
 }
