@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { candidatePids } from '../../src/probe/ps-scan.js';
+import { candidatePids, candidatePidsParallel } from '../../src/probe/ps-scan.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CHUNK = 1 << 18;
@@ -55,5 +55,17 @@ describe('ps first pass', () => {
     expect(c.pids).toContain(pid);
     expect(c.pids).not.toContain(none);
     expect(c.scanned).toBeGreaterThan(2);
+    // With a worker thread reading part of /proc (forced here: this machine has fewer processes than
+    // PARALLEL_FROM), the same processes are found, in /proc's order, and the same number scanned.
+    const both = await candidatePidsParallel(2, 0);
+    expect(both.workers).toBe(1);
+    expect(both.pids).toContain(pid);
+    expect(both.pids).not.toContain(none);
+    const settled = (x: typeof c) => x.pids.filter((p) => p === pid || p === none);
+    expect(settled(both)).toEqual(settled(c));
+    expect(Math.abs(both.scanned - c.scanned)).toBeLessThan(20);
+    // One thread below the threshold, or with one CPU.
+    expect((await candidatePidsParallel(1, 0)).workers).toBeUndefined();
+    expect((await candidatePidsParallel(2, 1e9)).workers).toBeUndefined();
   }, 30_000);
 });
