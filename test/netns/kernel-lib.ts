@@ -231,8 +231,8 @@ export interface DoctorRun {
  * doctor ARGS` with a clean environment (PATH, HOME, NCCL_CONF_FILE and the
  * given variables). With `fixture`, /sys/class/infiniband is the fixture.
  */
-export async function doctor(k: KNamespace, args: string[], env: Record<string, string> = {}, fixture?: string): Promise<DoctorRun> {
-  const r = await ncclx<DoctorJson>(k, ['doctor', ...args], env, fixture);
+export async function doctor(k: KNamespace, args: string[], env: Record<string, string> = {}, fixture?: string, opts: { devInfiniband?: boolean } = {}): Promise<DoctorRun> {
+  const r = await ncclx<DoctorJson>(k, ['doctor', ...args], env, fixture, opts);
   return { ...r, of: (id) => (r.json?.results ?? []).filter((x) => x.id === id) };
 }
 
@@ -242,11 +242,11 @@ export async function ncclx<T = unknown>(
   args: string[],
   env: Record<string, string> = {},
   fixture?: string,
-  opts: { cwd?: string } = {},
+  opts: { cwd?: string; devInfiniband?: boolean } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
   const cli = [process.execPath, cliPath(), ...args];
   const argv = fixture
-    ? ['ip', 'netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, OVERLAY, fixture, join(k.dir, 'overlay'), '--', ...cli]
+    ? ['ip', 'netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, OVERLAY, fixture, join(k.dir, 'overlay'), ...(opts.devInfiniband ? ['--dev-infiniband'] : []), '--', ...cli]
     : ['ip', 'netns', 'exec', k.ns, ...cli];
   const emptyConf = join(k.dir, 'empty-nccl.conf');
   writeFileSync(emptyConf, '');

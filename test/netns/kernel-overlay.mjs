@@ -10,19 +10,27 @@
 //
 // Usage (must already run in its own mount namespace, e.g. under
 // `ip netns exec NS unshare --mount --propagation private`):
-//   node kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> -- <command> [args…]
+//   node kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> [--dev-infiniband] -- <command> [args…]
 //
 // sysfs cannot get a new directory, so a tmpfs goes over /sys/class with
 // `net` (bind of the real one, saved first) and `infiniband` (the fixture).
+// With --dev-infiniband the devices also open as NCCL's IB transport checks
+// it (/dev/infiniband present, src/model/nccl/ib.ts): a tmpfs goes over /dev
+// holding an empty infiniband/ directory and binds of the real character
+// devices a command needs (null, zero, random, urandom, full, tty) and
+// /dev/pts and /dev/shm. Nothing is created on the machine's own /dev.
 // Every command is an argument array; the mounts vanish with the namespace.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [fixture, scratch, sep, ...command] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const devInfiniband = args[2] === '--dev-infiniband';
+if (devInfiniband) args.splice(2, 1);
+const [fixture, scratch, sep, ...command] = args;
 if (!fixture || !scratch || sep !== '--' || command.length === 0) {
-  process.stderr.write('usage: kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> -- <command> [args…]\n');
+  process.stderr.write('usage: kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> [--dev-infiniband] -- <command> [args…]\n');
   process.exit(2);
 }
 
@@ -42,6 +50,23 @@ mkdirSync('/sys/class/net');
 mkdirSync('/sys/class/infiniband');
 run(['mount', '--bind', saved, '/sys/class/net']);
 run(['mount', '--bind', fixture, '/sys/class/infiniband']);
+
+if (devInfiniband) {
+  const savedDev = join(scratch, 'dev');
+  mkdirSync(savedDev, { recursive: true });
+  run(['mount', '--bind', '/dev', savedDev]);
+  run(['mount', '-t', 'tmpfs', 'ncclx-test-dev', '/dev']);
+  mkdirSync('/dev/infiniband');
+  for (const c of ['null', 'zero', 'random', 'urandom', 'full', 'tty']) {
+    writeFileSync(join('/dev', c), '');
+    run(['mount', '--bind', join(savedDev, c), join('/dev', c)]);
+  }
+  for (const d of ['pts', 'shm']) {
+    mkdirSync(join('/dev', d));
+    run(['mount', '--bind', join(savedDev, d), join('/dev', d)]);
+  }
+  for (const [name, to] of [['fd', '/proc/self/fd'], ['stdin', '/proc/self/fd/0'], ['stdout', '/proc/self/fd/1'], ['stderr', '/proc/self/fd/2']]) symlinkSync(to, join('/dev', name));
+}
 
 const r = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env: process.env });
 process.exit(r.status ?? 2);

@@ -6,12 +6,11 @@
 // (src/checks/verify.ts); this is the kernel's side of it.
 //
 // Covered: ARP-002, ARP-003, ARP-004 (sysctl, ip route, ip rule), QOS-001
-// (tc), QOS-002 (nft), SOCK-030 (ip route). Not here: IB-010/IB-027's
-// `ip link set mtu` (it needs openable RDMA devices, which the namespace's
-// /sys overlay does not give; the doctor checks it in the model before it is
-// shown, src/checks/verify.ts), and commands
-// ncclx does not model and a namespace cannot run (modprobe, ulimit), which
-// are shown unchecked.
+// (tc), QOS-002 (nft), SOCK-030 (ip route), IB-010 and IB-027 (`ip link set
+// … mtu` on the rails' netdevs: the overlay's /dev/infiniband lets NCCL's IB
+// transport open the fixture's devices, and the RoCE MTU follows the real
+// veth's MTU as the driver's does). Not here: commands ncclx does not model
+// and a namespace cannot run (modprobe, ulimit), which are shown unchecked.
 
 import { afterEach, expect, it } from 'vitest';
 import { describeWithTools, doctor, kernelSuite, makeNamespace, rdmaFixture, type DoctorResultJson, type KNamespace } from './kernel-lib.js';
@@ -19,6 +18,7 @@ import { pasteLines } from '../helpers/remediation.js';
 
 const RUN = kernelSuite('kernel-paste.test.ts');
 const KERNEL_TOOLS = new Set(['sysctl', 'ip', 'tc', 'nft']);
+
 const bad = (r: DoctorResultJson) => r.severity === 'warn' || r.severity === 'error';
 const RANK = { error: 2, warn: 1 } as const;
 
@@ -26,14 +26,17 @@ interface Scenario {
   k: KNamespace;
   fixture?: string;
   env: Record<string, string>;
+  /** The fixture's devices open (/dev/infiniband present): NCCL's IB transport uses them. */
+  devInfiniband?: boolean;
 }
 
-/** A kernel remediation: commands only, every one a tool whose effect the kernel model knows. */
-const isKernel = (r: DoctorResultJson) =>
-  bad(r) && !!r.remediation && r.remediation.commands.length > 0 && Object.keys(r.remediation.env).length === 0 && r.remediation.commands.every((c) => KERNEL_TOOLS.has(c[0]!));
+/** A kernel remediation: commands only, every one a tool whose effect the kernel model knows (of a warning or error; with `info`, of information too). */
+const isKernel = (r: DoctorResultJson, info = false) =>
+  (bad(r) || (info && r.severity === 'info')) && !!r.remediation && r.remediation.commands.length > 0 && Object.keys(r.remediation.env).length === 0 && r.remediation.commands.every((c) => KERNEL_TOOLS.has(c[0]!));
 
 /** Still there: the same summary at warn/error, or no fewer warnings/errors of that check than before. */
 function stillThere(r: DoctorResultJson, before: DoctorResultJson[], after: DoctorResultJson[]): boolean {
+  if (r.severity === 'info') return after.some((x) => x.id === r.id && x.severity === 'info');
   const now = after.filter((x) => x.id === r.id && bad(x));
   return now.some((x) => x.summary === r.summary) || (now.length > 0 && now.length >= before.filter((x) => x.id === r.id && bad(x)).length);
 }
@@ -57,14 +60,14 @@ function appeared(before: DoctorResultJson[], after: DoctorResultJson[]): string
  * the state. Returns the check ids proven (the caller asserts the set, so a remediation that stops
  * being shown fails the test too).
  */
-async function proveEachAlone(build: () => Promise<Scenario>, args: string[]): Promise<string[]> {
-  const run = (s: Scenario) => doctor(s.k, ['--json', ...args], s.env, s.fixture);
+async function proveEachAlone(build: () => Promise<Scenario>, args: string[], info = false): Promise<string[]> {
+  const run = (s: Scenario) => doctor(s.k, ['--json', ...args], s.env, s.fixture, { devInfiniband: s.devInfiniband });
   const first = await build();
   let shown: DoctorResultJson[];
   try {
     const r = await run(first);
     expect(r.json, r.stderr).not.toBeNull();
-    shown = r.json!.results.filter(isKernel);
+    shown = r.json!.results.filter((x) => isKernel(x, info));
   } finally {
     first.k.destroy();
   }
@@ -73,7 +76,7 @@ async function proveEachAlone(build: () => Promise<Scenario>, args: string[]): P
     const s = await build();
     try {
       const before = (await run(s)).json!.results;
-      const mine = before.find((x) => x.id === target.id && x.summary === target.summary && isKernel(x));
+      const mine = before.find((x) => x.id === target.id && x.summary === target.summary && isKernel(x, info));
       expect(mine, `${target.id} "${target.summary}" shown again in a fresh namespace`).toBeDefined();
       const lines = pasteLines(mine!.remediation);
       for (const line of lines) s.k.exec(['sh', '-c', line]);
@@ -123,6 +126,34 @@ if (RUN) {
     it('each of ARP-002 (both rails), ARP-003 and ARP-004 resolves its finding and breaks nothing, pasted on its own', async () => {
       const ids = await proveEachAlone(build, ['--nccl-version', '2.28.3']);
       expect(ids.sort()).toEqual(['ARP-002', 'ARP-002', 'ARP-003', 'ARP-004']);
+    }, 120_000);
+  });
+
+  describeWithTools(['ip', 'unshare', 'mount'], 'IB-010 and IB-027 pasted alone (two RoCE rails on veths whose MTU the paste changes)', () => {
+    const build = (mtus: [number, number]) => async (): Promise<Scenario> => {
+      const k = await makeNamespace([
+        { name: 'eth0', addrs: ['192.168.78.5/24'] },
+        { name: 'ens1f0np0', addrs: ['10.78.1.1/24'] },
+        { name: 'ens2f0np0', addrs: ['10.78.2.1/24'] },
+      ]);
+      live.push(k);
+      k.exec(['ip', 'link', 'set', 'dev', 'ens1f0np0', 'mtu', String(mtus[0])]);
+      k.exec(['ip', 'link', 'set', 'dev', 'ens2f0np0', 'mtu', String(mtus[1])]);
+      const fixture = rdmaFixture(k.dir, [
+        { dev: 'mlx5_0', netdev: 'ens1f0np0' },
+        { dev: 'mlx5_1', netdev: 'ens2f0np0' },
+      ]);
+      return { k, fixture, env: {}, devInfiniband: true };
+    };
+
+    it('rails at netdev MTU 1500 and 9000: the MTU change (ip link set … mtu) resolves IB-010 and breaks nothing, pasted on its own', async () => {
+      const ids = await proveEachAlone(build([1500, 9000]), ['--nccl-version', '2.28.3']);
+      expect(ids).toEqual(['IB-010']);
+    }, 120_000);
+
+    it('both rails at 1500 (RoCE MTU 1024): IB-027\'s MTU change makes it 4096 and breaks nothing, pasted on its own', async () => {
+      const ids = await proveEachAlone(build([1500, 1500]), ['--nccl-version', '2.28.3'], true);
+      expect(ids).toEqual(['IB-027']);
     }, 120_000);
   });
 
