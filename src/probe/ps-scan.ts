@@ -32,10 +32,8 @@ function scanNames(f: typeof fs, names: readonly string[], self: number): ScanCa
   const needles = [Buffer.from('libnccl'), Buffer.from('libtorch_cuda')];
   // A needle cut by the read boundary is found in the next pass.
   const keep = 16;
-  const denied = (e: unknown) => {
-    const code = (e as NodeJS.ErrnoException).code;
-    return code === 'EACCES' || code === 'EPERM';
-  };
+  // No nested function: a bundler that keeps names wraps each in a helper the worker does not have.
+  let code: string | undefined;
   const pids: number[] = [];
   let scanned = 0;
   let unreadable = 0;
@@ -49,7 +47,8 @@ function scanNames(f: typeof fs, names: readonly string[], self: number): ScanCa
     try {
       fd = f.openSync(`/proc/${n}/maps`, 'r');
     } catch (e) {
-      if (denied(e)) unreadable++;
+      code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') unreadable++;
       continue;
     }
     try {
@@ -68,7 +67,8 @@ function scanNames(f: typeof fs, names: readonly string[], self: number): ScanCa
         carry = k;
       }
     } catch (e) {
-      if (denied(e)) unreadable++;
+      code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') unreadable++;
     } finally {
       f.closeSync(fd);
     }
@@ -76,8 +76,13 @@ function scanNames(f: typeof fs, names: readonly string[], self: number): ScanCa
   return { pids, scanned, unreadable };
 }
 
-/** The worker: scanNames over the names it is given, its answer posted back. Plain JavaScript, so it also runs from the single executable. */
-const WORKER_SOURCE = `const { parentPort, workerData } = require('node:worker_threads');
+/**
+ * The worker: scanNames over the names it is given, its answer posted back.
+ * Plain JavaScript, so it also runs from the single executable; `__name` is
+ * the helper esbuild's keepNames (scripts/build-exe.mjs) would call.
+ */
+const WORKER_SOURCE = `const __name = (f) => f;
+const { parentPort, workerData } = require('node:worker_threads');
 parentPort.postMessage((${scanNames.toString()})(require('node:fs'), workerData.names, workerData.self));`;
 
 function procNames(): string[] | null {

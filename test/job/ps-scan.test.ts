@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { candidatePids, candidatePidsParallel } from '../../src/probe/ps-scan.js';
+import { build } from 'esbuild';
 import { tempDir } from '../helpers/tmp.js';
 
 const CHUNK = 1 << 18;
@@ -67,5 +68,14 @@ describe('ps first pass', () => {
     // One thread below the threshold, or with one CPU.
     expect((await candidatePidsParallel(1, 0)).workers).toBeUndefined();
     expect((await candidatePidsParallel(2, 1e9)).workers).toBeUndefined();
+  }, 30_000);
+
+  it('the worker runs from a bundle built as the single executable is (keepNames, minified syntax)', async () => {
+    const dir = tempDir('ncclx-ps-bundle-');
+    const out = join(dir, 'ps-scan.cjs');
+    // The options of scripts/build-exe.mjs that change a function's text.
+    await build({ entryPoints: [join(__dirname, '../../src/probe/ps-scan.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', minifyWhitespace: true, minifySyntax: true, keepNames: true, outfile: out, logLevel: 'silent' });
+    const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(out)}).candidatePidsParallel(2, 0).then((c) => console.log(c.workers))`], { encoding: 'utf8' });
+    expect(r.stdout.trim(), r.stderr).toBe('1');
   }, 30_000);
 });
