@@ -30,7 +30,8 @@ export function chooseVersion(flag: string | undefined, snapshot: Pick<NodeSnaps
   }
   const unversioned = snapshot.ncclLibrary.candidates[0];
   // --pid on a process that has not loaded NCCL (yet): what its loader would find is searched in its view.
-  const where = snapshot.process ? `process ${snapshot.process.pid} has none mapped, and none is found where its loader would look` : 'no NCCL library found on this node';
+  const view = snapshot.process;
+  const where = view ? `process ${view.pid} has none mapped, and none is found where its loader would look` : 'no NCCL library found on this node';
   const why = unversioned ? `found ${unversioned.path} but could not tell its version` : where;
   return { version: NEWEST_KNOWN, source: `${why}; assuming the newest known release ${versionString(NEWEST_KNOWN)}`, assumed: true, beyond: null };
 }
