@@ -64,6 +64,18 @@ describe('the graph search in the report', () => {
     expect(r.gpuPaths[0]![1]).toEqual({ path: 'PHB', bwGBs: 24 });
     expect(r.graphs!.jobs[1]!.graphs[0]!.channels[0]!.nics).toEqual([0, 0]);
   }, 60_000);
+  it('before 2.23.4 (the graph search is not modelled there): no graphs, saying why; the GPU ↔ GPU paths are still the file\'s, as NCCL 2.18.5 computes them', async () => {
+    const text = corpusText('azure-ndv5');
+    const old = topoReport(await snapshot(), { ncclVersion: '2.23.3', topoFile: { path: 'ndv5.xml', text } });
+    expect(old.graphs).toBeNull();
+    expect(old.graphsUnavailable).toMatch(/^ncclx models NCCL's graph search from 2\.23\.4 .*NCCL 2\.23\.3's is not/);
+    const at2185 = topoReport(await snapshot(), { ncclVersion: '2.18.5', topoFile: { path: 'ndv5.xml', text } });
+    // 18 NVLinks to NVSwitch at SM90_NVLINK_BW: 20.0 GB/s each before 2.20.3 (the 2.18.5 oracle), 20.6 after.
+    expect(at2185.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 360 });
+    const at2234 = topoReport(await snapshot(), { ncclVersion: '2.23.4', topoFile: { path: 'ndv5.xml', text } });
+    expect(at2234.graphs).not.toBeNull();
+    expect(at2234.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 370.8 });
+  }, 60_000);
   it('a file that leaves the GPUs to NVML: no graph search, and why', async () => {
     const text = corpusText('azure-ndv4').replace(/<gpu[^>]*>[\s\S]*?<\/gpu>/g, '');
     const r = topoReport(await snapshot(), { ncclVersion: '2.30.7', topoFile: { path: 'ndv4.xml', text } });
@@ -109,6 +121,9 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['p2pPxnC2c', '2.27.5', '2.27.6'],
     ['pxnC2cParam', '2.27.2', '2.27.3'],
     ['gdrC2cParam', '2.26.1', '2.26.2'],
+    ['amdInterCpuBw', '2.19.0', '2.19.1'],
+    ['gdrReadNvlinkPreAmpereOnly', '2.19.0', '2.19.1'],
+    ['singleGpuBw', '2.21.4', '2.21.5'],
   ] as [keyof TopoProfile, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
     expect(flag(k, before)).toBe(false);
     expect(flag(k, from)).toBe(true);
@@ -133,13 +148,19 @@ describe('the topology profile: every release boundary, both sides', () => {
     expect(flag(k, before)).toEqual(a);
     expect(flag(k, from)).toEqual(b);
   });
-  // ncclTopoNVLinkBw (NCCL src/graph/topo.h SM100_NVLINK_BW): none before 2.25.1 (sm 100 shares sm 90's 20.6), 40.0 from 2.25.1, 40.1 from 2.27.5.
+  // ncclTopoNVLinkBw (NCCL src/graph/topo.h SM100_NVLINK_BW): none before 2.25.1 (sm 100 shares sm 90's value), 40.0 from 2.25.1, 40.1 from 2.27.5.
   it.each([
+    ['2.20.2', 20, '2.20.3', 20.6],
     ['2.24.3', 20.6, '2.25.1', 40.0],
     ['2.27.4', 40.0, '2.27.5', 40.1],
   ])('GB/s per sm 100 NVLink: %s → %s, %s → %s', (before, a, from, b) => {
     expect(at(before).nvlBw.sm100).toBe(a);
     expect(at(from).nvlBw.sm100).toBe(b);
+  });
+  // SM90_NVLINK_BW: 20.0 until 2.19.x, 20.6 from 2.20.3 (the 2.18.5 oracle's 8 × H100 files: 18 links × 20 = 360 GB/s).
+  it('GB/s per sm 90 NVLink: 20 at 2.20.2, 20.6 at 2.20.3', () => {
+    expect(at('2.20.2').nvlBw.sm90).toBe(20);
+    expect(at('2.20.3').nvlBw.sm90).toBe(20.6);
   });
   // MAXCHANNELS (NCCL src/include/device.h): 32 until 2.24.3, 64 from 2.25.1; the ring graph's limit is half (init.cc).
   it('MAXCHANNELS: 32 at 2.24.3, 64 at 2.25.1', () => {

@@ -41,8 +41,10 @@ export function corpusText(id: string): string {
 /** The engine on one recorded case: its result, or the initialisation error NCCL would return. */
 export function engineOn(tag: string, id: string, c: OracleCase['case'], search = true): EngineResult | { error: string } {
   const system = parseXml(corpusText(id), id);
+  const profile = topoProfileFor(parseVersion(tag));
   try {
-    return runEngine({ system, nodes: c.nodes, vars: c.env, profile: topoProfileFor(parseVersion(tag)), search });
+    // Before 2.23.4 the graph search is not modelled (TopoProfile.searchModelled): every other field is compared.
+    return runEngine({ system, nodes: c.nodes, vars: c.env, profile, search: search && profile.searchModelled });
   } catch (e) {
     if (e instanceof NcclInitError) return { error: e.result };
     throw e;

@@ -421,6 +421,24 @@ export interface TopoProfile {
   maxChannels: 32 | 64;
   /** GB/s per NVLink (ncclTopoNVLinkBw) by compute capability; sm ≥ 100 has its own value from 2.25.1 (40.0, 40.1 from 2.27.5), before it shares sm 90's. */
   nvlBw: { sm70: number; sm80: number; sm90: number; sm100: number };
+  /**
+   * ≥ 2.21.5, one GPU: ncclTopoSearchInit sets totalBw (LOC_BW) with maxBw when there is no NET, and
+   * ncclTopoCompute scales totalBw by ngpus/(ngpus-1) only with more than one GPU. Before, totalBw stays
+   * 0 there, and one GPU's totalBw is scaled by 1/0 (0 × ∞ is NaN: no speed is skipped for it).
+   */
+  singleGpuBw: boolean;
+  /**
+   * ≥ 2.23.4: ncclTopoCompute (the graph search) as ncclx models it, held to NCCL's own code at
+   * 2.23.4, 2.27.7 and 2.30.7 (docs/topo-oracle.md). NCCL 2.18.5's search differs (NVSwitch neighbours
+   * first, NET rotation per channel, the speed arrays, ncclTopoCompareGraphs for NVLS), and the releases
+   * between are not checked: before 2.23.4 ncclx shows no graphs and says so. Paths, bandwidths,
+   * GPUDirect RDMA and PXN are checked at 2.18.5 too.
+   */
+  searchModelled: boolean;
+  /** ≥ 2.19.1: AMD CPUs are linked at AMD_BW (16 GB/s, ncclTopoGetInterCpuBw); before, at LOC_BW like an unknown CPU. */
+  amdInterCpuBw: boolean;
+  /** ≥ 2.19.1: the NVLink-peer condition on GPUDirect RDMA reads applies below sm 80 only (ncclTopoCheckGdr); before, to every GPU. */
+  gdrReadNvlinkPreAmpereOnly: boolean;
   /** ≥ 2.28.7: a <net>'s guid is read with strtoull base 16; before, sscanf("0x%lx"), which leaves the ASIC 0 for a guid without 0x. */
   guidStrtoull: boolean;
   /** ≥ 2.30.7: ncclGetLocalCpu picks among the CPUs of best bandwidth and type the fewest hops; before, the fewest hops. */
@@ -502,7 +520,12 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     p2cPaths: at('2.27.3'),
     keepNetsIntra: at('2.28.7'),
     maxChannels: at('2.25.1') ? 64 : 32,
-    nvlBw: { sm70: 20, sm80: 20, sm90: 20.6, sm100: at('2.27.5') ? 40.1 : at('2.25.1') ? 40.0 : 20.6 },
+    // SM90_NVLINK_BW is 20.0 before 2.20.3; sm ≥ 100 takes SM90's value until SM100_NVLINK_BW (2.25.1).
+    nvlBw: { sm70: 20, sm80: 20, sm90: at('2.20.3') ? 20.6 : 20, sm100: at('2.27.5') ? 40.1 : at('2.25.1') ? 40.0 : at('2.20.3') ? 20.6 : 20 },
+    singleGpuBw: at('2.21.5'),
+    searchModelled: at('2.23.4'),
+    amdInterCpuBw: at('2.19.1'),
+    gdrReadNvlinkPreAmpereOnly: at('2.19.1'),
     guidStrtoull: at('2.28.7'),
     localCpuByBw: at('2.30.7'),
     pxnRelayGdr: at('2.30.3'),

@@ -189,8 +189,8 @@ export function checkGdr(sys: GSystem, rank: number, n: number, read: boolean, e
   if (net.net!.gdr === 0 || gpu.gpu!.gdr === 0) return false;
   if (read) {
     if (env.gdrRead === 0) return false;
-    if (env.gdrRead < 0 && gpu.gpu!.sm < 80) {
-      // Pre-Ampere: reads only with an NVLink peer (or alone).
+    if (env.gdrRead < 0 && (gpu.gpu!.sm < 80 || !sys.profile.gdrReadNvlinkPreAmpereOnly)) {
+      // Reads only with an NVLink peer (or alone): below sm 80, and on every GPU before 2.19.1.
       const gpus = sys.nodes[NT.GPU]!;
       const nvlink = gpus.length === 1 || gpus.some((_, i) => i !== g && gpu.paths[NT.GPU]![i]!.type === PT.NVL);
       if (!nvlink) return false;

@@ -414,13 +414,13 @@ function flattenBcm(sys: GSystem): void {
   }
 }
 
-function interCpuBw(cpu: GNode): number {
+function interCpuBw(cpu: GNode, profile: TopoProfile): number {
   const c = cpu.cpu!;
   if (c.arch === CPU_ARCH.POWER) return BW.P9;
   if (c.arch === CPU_ARCH.ARM) return BW.ARM;
   let bw = LOC_BW;
   if (c.arch === CPU_ARCH.X86 && c.vendor === CPU_VENDOR.INTEL) bw = c.model === INTEL_MODEL.ERP ? BW.ERP_QPI : c.model === INTEL_MODEL.SRP ? BW.SRP_QPI : c.model === INTEL_MODEL.SKL ? BW.SKL_QPI : BW.BDW_QPI;
-  if (c.arch === CPU_ARCH.X86 && c.vendor === CPU_VENDOR.AMD) bw = BW.AMD;
+  if (c.arch === CPU_ARCH.X86 && c.vendor === CPU_VENDOR.AMD && profile.amdInterCpuBw) bw = BW.AMD;
   if (c.arch === CPU_ARCH.X86 && c.vendor === CPU_VENDOR.ZHAOXIN) bw = c.model === 1 ? BW.YONGFENG_ZPI : BW.ZPI;
   return bw;
 }
@@ -443,7 +443,7 @@ export function systemFromXml(system: XmlNode, profile: TopoProfile): GSystem {
   addPciLinks(sys, system, undefined);
   flattenBcm(sys);
   const cpus = sys.nodes[NT.CPU]!;
-  for (const a of cpus) for (const b of cpus) if (a !== b) connectNodes(a, b, LT.SYS, interCpuBw(a));
+  for (const a of cpus) for (const b of cpus) if (a !== b) connectNodes(a, b, LT.SYS, interCpuBw(a, sys.profile));
   for (const c of cpus) sortTree(c, null);
   return sys;
 }

@@ -231,11 +231,16 @@ const PATTERN_NAMES: Record<number, string> = { 1: 'BALANCED_TREE', 2: 'SPLIT_TR
 const GRAPH_NAMES: Record<number, TopoGraphReport['name']> = { 0: 'ring', 1: 'tree', 2: 'collnetChain', 3: 'nvls', 4: 'collnetDirect' };
 
 /** The graph engine on the topology file NCCL reads, for jobs of 1 and 2 nodes: the graphs and the GPU ↔ GPU paths, or why not. */
-export function fileGraphs(system: XmlNode, source: string, vars: Record<string, string | undefined>, profile: Profile): { graphs: TopoGraphs; gpuPaths: { path: PathName; bwGBs: number }[][] } | { unavailable: string } {
+export function fileGraphs(
+  system: XmlNode,
+  source: string,
+  vars: Record<string, string | undefined>,
+  profile: Profile,
+): { graphs: TopoGraphs; gpuPaths: { path: PathName; bwGBs: number }[][] } | { unavailable: string; gpuPaths?: { path: PathName; bwGBs: number }[][] } {
   const tp = topoProfileFor(profile.version);
   let jobs: { nodes: number; r: ReturnType<typeof runEngine> }[];
   try {
-    jobs = [1, 2].map((nodes) => ({ nodes, r: runEngine({ system, nodes, vars, profile: tp }) }));
+    jobs = [1, 2].map((nodes) => ({ nodes, r: runEngine({ system, nodes, vars, profile: tp, search: tp.searchModelled }) }));
   } catch (e) {
     if (e instanceof NcclInitError) return { unavailable: `${source}: ${e.message} (NCCL fills it from NVML or the network plugin on the node, which ncclx does not read)` };
     throw e;
@@ -245,6 +250,7 @@ export function fileGraphs(system: XmlNode, source: string, vars: Record<string,
   // The engine's GPUs are in the file's order; ranks are PCI order, the report's GPU indexes.
   const byRank = [...first.gpus.keys()].sort((a, b) => first.gpus[a]!.rank - first.gpus[b]!.rank);
   const gpuPaths = byRank.map((i) => byRank.map((j) => ({ path: first.gpuGpu[i]![j]!.type as PathName, bwGBs: Math.round(first.gpuGpu[i]![j]!.bw * 10) / 10 })));
+  if (!tp.searchModelled) return { gpuPaths, unavailable: `ncclx models NCCL's graph search from 2.23.4 (held to NCCL's own code at 2.23.4, 2.27.7 and 2.30.7); NCCL ${versionString(profile.version)}'s is not (2.18.5's differs), so its rings and trees are not shown; its paths and bandwidths are` };
   const graph = (g: EngineGraph, inter: boolean): TopoGraphReport => ({
     name: GRAPH_NAMES[g.id] ?? 'ring',
     id: g.id,
@@ -634,7 +640,7 @@ export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoR
   if (ib) for (const f of ib.report.findings) if (['IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
   // NCCL's graph search runs on a topology file that carries the GPUs' attributes; the PCI model's GPU ↔ GPU paths otherwise.
   const fg = file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : { unavailable: 'the graph search is modelled on an NCCL topology file (--topo-file, NCCL_TOPO_FILE); ncclx does not read the GPUs\' compute capability and NVLinks from NVML' };
-  const gpuPaths = 'gpuPaths' in fg && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);
+  const gpuPaths = fg.gpuPaths && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);
   return {
     ...base,
     unavailable: null,

@@ -99,7 +99,8 @@ export function searchInit(sys: GSystem): void {
   sys.totalBw = 0;
   const inter = sys.inter;
   if (inter === 0 && sys.nodes[NT.GPU]!.length === 1) {
-    sys.maxBw = sys.totalBw = 5000;
+    sys.maxBw = 5000;
+    if (sys.profile.singleGpuBw) sys.totalBw = 5000;
     return;
   }
   const devs = sys.profile.devNodes ? sys.nodes[NT.DEV]! : sys.nodes[NT.GPU]!;
@@ -659,7 +660,9 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   let si = 0;
   const maxBw = sys.maxBw;
   let totalBw = sys.totalBw;
-  if (ndevs > 1 && graph.pattern !== PATTERN.RING) totalBw = f32(totalBw * ((ndevs * 1.0) / (ndevs - 1)));
+  // Before 2.21.5 one GPU is scaled too, by 1/0 (TopoProfile.singleGpuBw).
+  const scale = sys.profile.singleGpuBw ? ndevs > 1 && graph.pattern !== PATTERN.RING : ndevs === 1 || graph.pattern !== PATTERN.RING;
+  if (scale) totalBw = f32(totalBw * ((ndevs * 1.0) / (ndevs - 1)));
   while ((speeds[si]! > maxBw || f32(speeds[si]! * graph.minChannels) > totalBw) && si < nspeeds - 1) si++;
   tmp.bwIntra = tmp.bwInter = speeds[si]!;
   let globalTimeout = TIMEOUT.GLOBAL;
