@@ -240,13 +240,18 @@ const NCCLX_BASE: Record<number, string> = { 29: '2.29.2', 30: '2.30.3', 31: '2.
 const profiles = new WeakMap<NcclVersion, Profile>();
 const topoProfiles = new WeakMap<NcclVersion, TopoProfile>();
 
-export function profileFor(v: NcclVersion): Profile {
-  let p = profiles.get(v);
+/** cache's entry for v, built (and frozen) the first time. */
+function builtOnce<T extends object>(cache: WeakMap<NcclVersion, T>, v: NcclVersion, build: (v: NcclVersion) => T): T {
+  let p = cache.get(v);
   if (!p) {
-    p = Object.freeze(buildProfile(v));
-    profiles.set(v, p);
+    p = Object.freeze(build(v));
+    cache.set(v, p);
   }
   return p;
+}
+
+export function profileFor(v: NcclVersion): Profile {
+  return builtOnce(profiles, v, buildProfile);
 }
 
 function buildProfile(v: NcclVersion): Profile {
@@ -498,12 +503,7 @@ export interface TopoProfile {
 }
 
 export function topoProfileFor(version: NcclVersion): TopoProfile {
-  let p = topoProfiles.get(version);
-  if (!p) {
-    p = Object.freeze(buildTopoProfile(version));
-    topoProfiles.set(version, p);
-  }
-  return p;
+  return builtOnce(topoProfiles, version, buildTopoProfile);
 }
 
 function buildTopoProfile(version: NcclVersion): TopoProfile {
