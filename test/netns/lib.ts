@@ -4,7 +4,9 @@
 // namespace; every link that needs a carrier is a veth whose peer lives in a
 // second namespace (the "peer" namespace), so "NO-CARRIER" is simply a peer
 // left down. `ncclx explain --json` then runs inside the namespace with a clean
-// environment, once per profile and environment row, concurrently.
+// environment, once per profile and environment row: every case of a scenario
+// in one ncclx process (batch-run.mjs, runExplainBatch), a sample of them as
+// processes of their own (runExplain) to hold the two equal.
 //
 // Every command is an argument array given to spawn/spawnSync: no shell, so
 // interface names such as `e$x;(1` reach `ip` untouched.
@@ -13,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -386,34 +388,71 @@ export interface RunResult {
  * of null leaves the variable unset.
  */
 export async function runExplain(ns: string, args: string[], env: Record<string, string>): Promise<RunResult> {
-  return runJson<ExplainJson>(['ip', 'netns', 'exec', ns, process.execPath, cliPath(), 'explain', '--json', ...args], env);
+  return runJson<ExplainJson>(['ip', 'netns', 'exec', ns, ...explainArgv(args)], env);
+}
+
+/** The command line of `ncclx explain --json ARGS` inside a namespace (node and the private dist/ copy). */
+function explainArgv(args: string[]): string[] {
+  return [process.execPath, cliPath(), 'explain', '--json', ...args];
+}
+
+const BATCH_RUN = join(REPO, 'test', 'netns', 'batch-run.mjs');
+
+export interface ExplainCase {
+  args: string[];
+  env: Record<string, string>;
 }
 
 /**
- * Run argv (no shell) with exactly `env`, killed after 30 s; stdout parsed as
- * JSON when it is JSON (json is null otherwise, so tests can assert on it).
+ * Every case in ONE ncclx process inside the namespace (batch-run.mjs): the
+ * same argv and environment each case's own process would get, main() called
+ * once per case. A process costs ~0.35 s of CPU, almost all of it Node
+ * start-up and module loading; a case in the batch costs a few milliseconds.
+ * The answers equal separate processes' byte for byte (scenario.ts checks a
+ * sample of every scenario, and every case of one, both ways).
  */
-export function runJson<T>(argv: string[], env: Record<string, string>, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
+export async function runExplainBatch(ns: string, cases: ExplainCase[]): Promise<RunResult[]> {
+  if (cases.length === 0) return [];
+  const input = JSON.stringify(cases.map((c) => ({ argv: explainArgv(c.args), env: c.env })));
+  const main = join(dirname(cliPath()), 'main.js');
+  // The driver's own environment is replaced before the first case; PATH only finds `ip`.
+  const r = await runJson<{ code: number; stdout: string; stderr: string }[]>(['ip', 'netns', 'exec', ns, process.execPath, BATCH_RUN, main], { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, undefined, { input, timeoutMs: 30_000 + 1_000 * cases.length });
+  if (r.code !== 0 || !Array.isArray(r.json) || r.json.length !== cases.length) {
+    throw new Error(`batch-run.mjs in ${ns} exited ${r.code} with ${Array.isArray(r.json) ? `${r.json.length} answers for ${cases.length} cases` : 'no JSON'}: ${r.stderr.slice(0, 2000)}`);
+  }
+  return r.json.map((x) => ({ ...x, json: parseJson<ExplainJson>(x.stdout) }));
+}
+
+function parseJson<T>(text: string): T | null {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Run argv (no shell) with exactly `env`, killed after 30 s (or `timeoutMs`),
+ * with `input` on its stdin if given; stdout parsed as JSON when it is JSON
+ * (json is null otherwise, so tests can assert on it).
+ */
+export function runJson<T>(argv: string[], env: Record<string, string>, cwd?: string, o: { input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0]!, argv.slice(1), { env, cwd, stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    // A child that dies before reading its input must fail the test on its exit code, not crash it with EPIPE.
+    if (o.input !== undefined) child.stdin!.on('error', () => {}).end(o.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 30_000);
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      let json: T | null = null;
-      try {
-        json = JSON.parse(stdout) as T;
-      } catch {
-        json = null;
-      }
-      resolve({ code, stdout, stderr, json });
+      resolve({ code, stdout, stderr, json: parseJson<T>(stdout) });
     });
   });
 }
