@@ -13,7 +13,9 @@
 // What a fresh process would not share with the case before it is reset
 // here; what ncclx itself keeps between calls is nothing (src/main.ts), and
 // the tests compare this driver's answers with separate processes' byte for
-// byte to hold it so.
+// byte to hold it so. What Node reads only when it starts (NODE_OPTIONS, the
+// ICU locale from LANG/LC_*) is this driver's, not the case's: no scenario
+// sets those variables.
 
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
