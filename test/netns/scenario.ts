@@ -134,6 +134,12 @@ export interface Scenario extends ScenarioSpec {
   /** Files written under the scenario's temp dir before anything runs (path relative to it). */
   files?: Record<string, string>;
   rows: Row[];
+  /**
+   * Run every case also as a process of its own, not only guardSample's: for
+   * a scenario whose cases differ in what a process could keep between them
+   * (commid.test.ts D06: names resolved and not resolved).
+   */
+  compareEvery?: boolean;
 }
 
 export const fmt = (s: Selected): string => `${s.name} ${s.display}`;
@@ -283,7 +289,7 @@ export function scenario(title: string, sc: Scenario): void {
         cases.push({ row, p });
       }
     }
-    const every = everyCase;
+    const every = everyCase || !!sc.compareEvery;
     const guarded = every ? cases.map((_, i) => i) : guardSample(cases.length);
     const guardedNames = guarded.map((i) => `${cases[i]!.row.name} [${cases[i]!.p.name}]`);
 
