@@ -278,6 +278,8 @@ scenario('D05 NCCL_COMM_ID exported but empty (or one character)', {
 });
 
 scenario('D06 host names: resolved through /etc/hosts; unresolvable or bare IPv6 is an error', {
+  // Names resolved and names that fail, one after another in one process: each case also runs on its own.
+  compareEvery: true,
   etc: {
     hosts: '127.0.0.1 localhost\n10.13.8.7 nodeb\n',
     // Nothing listens there: DNS fails at once instead of timing out.

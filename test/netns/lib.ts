@@ -4,7 +4,9 @@
 // namespace; every link that needs a carrier is a veth whose peer lives in a
 // second namespace (the "peer" namespace), so "NO-CARRIER" is simply a peer
 // left down. `ncclx explain --json` then runs inside the namespace with a clean
-// environment, once per profile and environment row, concurrently.
+// environment, once per profile and environment row: every case of a scenario
+// in one ncclx process (batch-run.mjs, runExplainBatch), a sample of them as
+// processes of their own (runExplain) to hold the two equal.
 //
 // Every command is an argument array given to spawn/spawnSync: no shell, so
 // interface names such as `e$x;(1` reach `ip` untouched.
@@ -13,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -202,9 +204,10 @@ export interface Built {
   destroy(): void;
 }
 
-function addrArgv(ns: string, dev: string, a: AddrSpec): string[] {
+/** `ip addr add …` for one address, without `ip -n NS`. */
+function addrArgv(dev: string, a: AddrSpec): string[] {
   const spec = typeof a === 'string' ? { cidr: a } : a;
-  const argv = ['ip', '-n', ns, 'addr', 'add', spec.cidr];
+  const argv = ['addr', 'add', spec.cidr];
   if (spec.peer) argv.push('peer', spec.peer);
   argv.push('dev', dev);
   if (spec.label) argv.push('label', spec.label);
@@ -246,6 +249,24 @@ async function waitForStates(ns: string, links: LinkSpec[], timeoutMs = 8000): P
   }
 }
 
+/**
+ * Run `ip [-n NS] CMD` for each command, in order: all in one `ip -batch`
+ * process when every word reads back unchanged from a batch line (one process
+ * instead of one per command: building namespaces was a large part of these
+ * tests' time), else one process each, so names with quotes, `#` or spaces
+ * still reach `ip` as argument arrays.
+ */
+function ipAll(ns: string | null, cmds: string[][], opts: { allowFail?: boolean } = {}): void {
+  if (cmds.length === 0) return;
+  const netns = ns === null ? [] : ['-n', ns];
+  // iproute2's batch reader cuts a line at `#`, splits it at blanks and takes a word's leading quote as quoting.
+  if (cmds.every((c) => c.every((w) => /^[^\s#'"]+$/.test(w)))) {
+    sh(['ip', ...(opts.allowFail ? ['-force'] : []), ...netns, '-batch', '-'], { allowFail: opts.allowFail, input: cmds.map((c) => c.join(' ')).join('\n') + '\n' });
+    return;
+  }
+  for (const c of cmds) sh(['ip', ...netns, ...c], { allowFail: opts.allowFail });
+}
+
 /** Build a scenario. On any failure, whatever was created is removed before rethrowing. */
 export async function buildScenario(spec: ScenarioSpec): Promise<Built> {
   const n = nsCounter++;
@@ -256,23 +277,24 @@ export async function buildScenario(spec: ScenarioSpec): Promise<Built> {
   let created = false;
   const destroy = () => {
     // Deleting a namespace deletes its links; a veth's peer goes with it.
-    sh(['ip', 'netns', 'del', ns], { allowFail: true });
-    sh(['ip', 'netns', 'del', peer], { allowFail: true });
+    ipAll(null, [['netns', 'del', ns], ['netns', 'del', peer]], { allowFail: true });
     rmSync(etcDir, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    sh(['ip', 'netns', 'add', ns]);
     created = true;
-    sh(['ip', 'netns', 'add', peer]);
-    // IPv6 on, no automatic link-local addresses (each scenario lists its
-    // addresses), no duplicate address detection.
-    sh([
-      'ip', 'netns', 'exec', ns, 'sysctl', '-qw',
-      'net.ipv6.conf.all.disable_ipv6=0',
-      'net.ipv6.conf.default.disable_ipv6=0',
-      'net.ipv6.conf.default.addr_gen_mode=1',
-      'net.ipv6.conf.default.accept_dad=0',
+    ipAll(null, [
+      ['netns', 'add', ns],
+      ['netns', 'add', peer],
+      // IPv6 on, no automatic link-local addresses (each scenario lists its
+      // addresses), no duplicate address detection.
+      [
+        'netns', 'exec', ns, 'sysctl', '-qw',
+        'net.ipv6.conf.all.disable_ipv6=0',
+        'net.ipv6.conf.default.disable_ipv6=0',
+        'net.ipv6.conf.default.addr_gen_mode=1',
+        'net.ipv6.conf.default.accept_dad=0',
+      ],
     ]);
     // NCCL always reads /etc/nccl.conf. If the machine has one, hide it inside
     // the namespace: `ip netns exec` bind-mounts /etc/netns/NS/* over /etc/*.
@@ -283,54 +305,60 @@ export async function buildScenario(spec: ScenarioSpec): Promise<Built> {
       mkdirSync(etcDir, { recursive: true });
       for (const [f, text] of Object.entries(etcFiles)) writeFileSync(join(etcDir, f), text);
     }
+    // Commands run in our namespace, then in the peer namespace (peers brought up last: a link gets its
+    // carrier whenever both ends are up).
+    const inNs: string[][] = [];
+    const inPeer: string[][] = [];
     let p = 0;
     const vethPair = (name: string, index?: number) => {
       const pn = `p${p++}`;
       const idx = index === undefined ? [] : ['index', String(index)];
-      sh(['ip', '-n', ns, 'link', 'add', name, ...idx, 'type', 'veth', 'peer', 'name', pn, 'netns', peer]);
+      inNs.push(['link', 'add', name, ...idx, 'type', 'veth', 'peer', 'name', pn, 'netns', peer]);
       return pn;
     };
     for (const l of spec.links) {
       const state = l.state ?? 'running';
       const kind = l.kind ?? (l.name === 'lo' ? 'lo' : 'veth');
       const addrs = l.addrs ?? [];
-      const up = () => sh(['ip', '-n', ns, 'link', 'set', l.name, 'up']);
+      const up = () => inNs.push(['link', 'set', l.name, 'up']);
       switch (kind) {
         case 'lo':
           up();
-          if (state === 'down') sh(['ip', '-n', ns, 'link', 'set', 'lo', 'down']);
+          if (state === 'down') inNs.push(['link', 'set', 'lo', 'down']);
           else if (state === 'nocarrier') throw new Error('lo cannot be nocarrier');
           break;
         case 'veth': {
           const pn = vethPair(l.name, l.index);
-          if (state === 'running') sh(['ip', '-n', peer, 'link', 'set', pn, 'up']);
+          if (state === 'running') inPeer.push(['link', 'set', pn, 'up']);
           if (state !== 'down') up();
           break;
         }
         case 'bridge': {
-          sh(['ip', '-n', ns, 'link', 'add', l.name, 'type', 'bridge', 'stp_state', '0']);
+          inNs.push(['link', 'add', l.name, 'type', 'bridge', 'stp_state', '0']);
           // The port is a veth without addresses: getifaddrs() gives NCCL nothing for it.
           const port = `bp${p}`;
           const pn = vethPair(port);
-          sh(['ip', '-n', ns, 'link', 'set', port, 'master', l.name]);
-          if (state === 'running') sh(['ip', '-n', peer, 'link', 'set', pn, 'up']);
-          sh(['ip', '-n', ns, 'link', 'set', port, 'up']);
+          inNs.push(['link', 'set', port, 'master', l.name]);
+          if (state === 'running') inPeer.push(['link', 'set', pn, 'up']);
+          inNs.push(['link', 'set', port, 'up']);
           if (state !== 'down') up();
           break;
         }
         case 'vxlan':
-          sh(['ip', '-n', ns, 'link', 'add', l.name, 'type', 'vxlan', 'id', String(100 + p++), 'dstport', '4789']);
+          inNs.push(['link', 'add', l.name, 'type', 'vxlan', 'id', String(100 + p++), 'dstport', '4789']);
           if (state === 'nocarrier') throw new Error('vxlan links always have a carrier');
           if (state !== 'down') up();
           break;
         case 'macvlan':
           if (!l.parent) throw new Error(`macvlan ${l.name} needs a parent`);
-          sh(['ip', '-n', ns, 'link', 'add', 'link', l.parent, 'name', l.name, 'type', 'macvlan', 'mode', 'bridge']);
+          inNs.push(['link', 'add', 'link', l.parent, 'name', l.name, 'type', 'macvlan', 'mode', 'bridge']);
           if (state !== 'down') up();
           break;
       }
-      for (const a of addrs) sh(addrArgv(ns, l.name, a));
+      for (const a of addrs) inNs.push(addrArgv(l.name, a));
     }
+    ipAll(ns, inNs);
+    ipAll(peer, inPeer);
     await waitForStates(ns, spec.links);
     const emptyConf = join(dir, 'empty-nccl.conf');
     writeFileSync(emptyConf, '');
@@ -386,34 +414,71 @@ export interface RunResult {
  * of null leaves the variable unset.
  */
 export async function runExplain(ns: string, args: string[], env: Record<string, string>): Promise<RunResult> {
-  return runJson<ExplainJson>(['ip', 'netns', 'exec', ns, process.execPath, cliPath(), 'explain', '--json', ...args], env);
+  return runJson<ExplainJson>(['ip', 'netns', 'exec', ns, ...explainArgv(args)], env);
+}
+
+/** The command line of `ncclx explain --json ARGS` inside a namespace (node and the private dist/ copy). */
+function explainArgv(args: string[]): string[] {
+  return [process.execPath, cliPath(), 'explain', '--json', ...args];
+}
+
+const BATCH_RUN = join(REPO, 'test', 'netns', 'batch-run.mjs');
+
+export interface ExplainCase {
+  args: string[];
+  env: Record<string, string>;
 }
 
 /**
- * Run argv (no shell) with exactly `env`, killed after 30 s; stdout parsed as
- * JSON when it is JSON (json is null otherwise, so tests can assert on it).
+ * Every case in ONE ncclx process inside the namespace (batch-run.mjs): the
+ * same argv and environment each case's own process would get, main() called
+ * once per case. A process costs ~0.35 s of CPU, almost all of it Node
+ * start-up and module loading; a case in the batch costs a few milliseconds.
+ * The answers equal separate processes' byte for byte (scenario.ts checks a
+ * sample of every scenario, and every case of one, both ways).
  */
-export function runJson<T>(argv: string[], env: Record<string, string>, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
+export async function runExplainBatch(ns: string, cases: ExplainCase[]): Promise<RunResult[]> {
+  if (cases.length === 0) return [];
+  const input = JSON.stringify(cases.map((c) => ({ argv: explainArgv(c.args), env: c.env })));
+  const main = join(dirname(cliPath()), 'main.js');
+  // The driver's own environment is replaced before the first case; PATH only finds `ip`.
+  const r = await runJson<{ code: number; stdout: string; stderr: string }[]>(['ip', 'netns', 'exec', ns, process.execPath, BATCH_RUN, main], { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin' }, undefined, { input, timeoutMs: 30_000 + 1_000 * cases.length });
+  if (r.code !== 0 || !Array.isArray(r.json) || r.json.length !== cases.length) {
+    throw new Error(`batch-run.mjs in ${ns} exited ${r.code} with ${Array.isArray(r.json) ? `${r.json.length} answers for ${cases.length} cases` : 'no JSON'}: ${r.stderr.slice(0, 2000)}`);
+  }
+  return r.json.map((x) => ({ ...x, json: parseJson<ExplainJson>(x.stdout) }));
+}
+
+function parseJson<T>(text: string): T | null {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Run argv (no shell) with exactly `env`, killed after 30 s (or `timeoutMs`),
+ * with `input` on its stdin if given; stdout parsed as JSON when it is JSON
+ * (json is null otherwise, so tests can assert on it).
+ */
+export function runJson<T>(argv: string[], env: Record<string, string>, cwd?: string, o: { input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0]!, argv.slice(1), { env, cwd, stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    // A child that dies before reading its input must fail the test on its exit code, not crash it with EPIPE.
+    if (o.input !== undefined) child.stdin!.on('error', () => {}).end(o.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 30_000);
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      let json: T | null = null;
-      try {
-        json = JSON.parse(stdout) as T;
-      } catch {
-        json = null;
-      }
-      resolve({ code, stdout, stderr, json });
+      resolve({ code, stdout, stderr, json: parseJson<T>(stdout) });
     });
   });
 }

@@ -2,12 +2,17 @@
 // environments, one vitest case per (row, profile). Expected values are
 // written by hand from the reference (docs/nccl/) through the profile
 // traits below — never computed by ncclx's own code.
+//
+// Every case of a scenario runs in one ncclx process inside its namespace
+// (lib.ts runExplainBatch); a sample of them also runs as a process of its
+// own, exactly as a user runs ncclx, and must answer byte for byte the same
+// (docs/testing.md, "One process per scenario").
 
 import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildScenario, checkPrerequisites, gate, pool, removeCliCopy, runExplain, writeFile, type Built, type ExplainJson, type RunResult, type ScenarioSpec, type Selected } from './lib.js';
+import { buildScenario, checkPrerequisites, gate, pool, removeCliCopy, runExplain, runExplainBatch, writeFile, type Built, type ExplainJson, type RunResult, type ScenarioSpec, type Selected } from './lib.js';
 
 export type ProfileName = '2.22.3' | '2.27.7' | '2.28.3' | '2.29.3' | '2.29.7' | '2.30.3' | '2.30.7' | 'ncclx-2.29' | 'ncclx-2.30';
 
@@ -129,11 +134,44 @@ export interface Scenario extends ScenarioSpec {
   /** Files written under the scenario's temp dir before anything runs (path relative to it). */
   files?: Record<string, string>;
   rows: Row[];
+  /**
+   * Run every case also as a process of its own, not only guardSample's: for
+   * a scenario whose cases differ in what a process could keep between them
+   * (commid.test.ts D06: names resolved and not resolved).
+   */
+  compareEvery?: boolean;
 }
 
 export const fmt = (s: Selected): string => `${s.name} ${s.display}`;
 
 const CONCURRENCY = Math.max(2, cpus().length + 1);
+
+/**
+ * Which of n cases also runs as a process of its own: the last, which runs
+ * after every other case in the batch process and so is the one most exposed
+ * to anything an earlier case left behind.
+ */
+export function guardSample(n: number): number[] {
+  return n > 0 ? [n - 1] : [];
+}
+
+let everyCase = false;
+
+/**
+ * From now on, scenarios run every case also as a process of its own, not
+ * only guardSample's (test/netns/every-case.full.test.ts): whatever state one
+ * case leaves in the batch process for the next is caught where it shows.
+ */
+export function compareEveryCase(): void {
+  everyCase = true;
+}
+
+/** The batch's answer for a case equals the answer of a process of its own: exit code, stdout and stderr, byte for byte. */
+function expectSameRun(label: string, batch: RunResult, alone: RunResult): void {
+  expect(batch.code, `${label}: exit code`).toBe(alone.code);
+  expect(batch.stderr, `${label}: stderr`).toBe(alone.stderr);
+  expect(batch.stdout, `${label}: stdout`).toBe(alone.stdout);
+}
 
 function envFor(row: Row, b: Built): Record<string, string> {
   const env: Record<string, string> = {
@@ -221,12 +259,27 @@ export function checkExpect(j: ExplainJson, e: Expect, p: Traits) {
 
 const g = gate();
 
+/**
+ * This file's scenarios, prepared (namespace built, every case run) two at a
+ * time in the order they are registered, ahead of vitest reaching them: a
+ * scenario's work is one process after another, so two keep both cores busy.
+ */
+const queue: (() => Promise<void>)[] = [];
+let ahead: Promise<unknown> | null = null;
+const alive = new Set<Built>();
+
+function prepareAhead(): void {
+  ahead ??= pool(queue.map((prepare) => () => prepare().catch(() => {})), 2);
+}
+
 /** Register one scenario: a describe block that builds the namespace once and runs every (row, profile). */
 export function scenario(title: string, sc: Scenario): void {
   const d = g.run ? describe : describe.skip;
   d(title, () => {
     let built: Built | null = null;
     const results = new Map<string, RunResult>();
+    /** Case index → its answer as a process of its own (the fidelity guard). */
+    const alone = new Map<number, RunResult>();
     const key = (row: Row, p: ProfileName) => `${row.name}\u0000${p}`;
     const cases: { row: Row; p: Traits }[] = [];
     for (const row of sc.rows) {
@@ -236,25 +289,49 @@ export function scenario(title: string, sc: Scenario): void {
         cases.push({ row, p });
       }
     }
+    const every = everyCase || !!sc.compareEvery;
+    const guarded = every ? cases.map((_, i) => i) : guardSample(cases.length);
+    const guardedNames = guarded.map((i) => `${cases[i]!.row.name} [${cases[i]!.p.name}]`);
+
+    let prepared: Promise<void> | null = null;
+    const prepare = () =>
+      (prepared ??= (async () => {
+        const b = await buildScenario(sc);
+        built = b;
+        alive.add(b);
+        mkdirSync(join(b.dir, 'home'), { recursive: true });
+        for (const [rel, text] of Object.entries(sc.files ?? {})) {
+          mkdirSync(dirname(join(b.dir, rel)), { recursive: true });
+          writeFile(b.dir, rel, text);
+        }
+        const inputs = cases.map(({ row, p }) => ({ args: ['--nccl-version', p.name, ...(row.args ?? [])], env: envFor(row, b) }));
+        // The batch and the separate processes side by side.
+        const [runs, separate] = await Promise.all([
+          runExplainBatch(b.ns, inputs),
+          pool(guarded.map((i) => () => runExplain(b.ns, inputs[i]!.args, inputs[i]!.env)), CONCURRENCY),
+        ]);
+        cases.forEach(({ row, p }, i) => results.set(key(row, p.name), runs[i]!));
+        guarded.forEach((i, k) => alone.set(i, separate[k]!));
+      })());
+    queue.push(prepare);
 
     beforeAll(async () => {
       checkPrerequisites();
-      built = await buildScenario(sc);
-      const b = built;
-      mkdirSync(join(b.dir, 'home'), { recursive: true });
-      for (const [rel, text] of Object.entries(sc.files ?? {})) {
-        mkdirSync(dirname(join(b.dir, rel)), { recursive: true });
-        writeFile(b.dir, rel, text);
-      }
-      const runs = await pool(
-        cases.map(({ row, p }) => () => runExplain(b.ns, ['--nccl-version', p.name, ...(row.args ?? [])], envFor(row, b))),
-        CONCURRENCY,
-      );
-      cases.forEach(({ row, p }, i) => results.set(key(row, p.name), runs[i]!));
+      prepareAhead();
+      await prepare();
     });
 
     afterAll(() => {
+      if (built) alive.delete(built);
       built?.destroy();
+    });
+
+    it(`one process per case answers as the batch does (${every ? `all ${cases.length} cases` : guardedNames.join('; ')})`, () => {
+      expect(alone.size, 'scenario was not built').toBe(guardedNames.length);
+      for (const [i, r] of alone) {
+        const { row, p } = cases[i]!;
+        expectSameRun(`${row.name} [${p.name}]`, results.get(key(row, p.name))!, r);
+      }
     });
 
     for (const { row, p } of cases) {
@@ -271,7 +348,13 @@ export function scenario(title: string, sc: Scenario): void {
 
 /** Registers a visible reason when the suite is skipped, and a failing case under CI without root. */
 export function suiteGate(file: string): void {
-  afterAll(() => removeCliCopy());
+  afterAll(async () => {
+    // Scenarios prepared ahead whose own afterAll never ran (filtered out with -t, say).
+    await ahead;
+    for (const b of alive) b.destroy();
+    alive.clear();
+    removeCliCopy();
+  });
   if (!g.run) {
     describe.skip(`${file}: ${g.reason}`, () => {
       it('skipped', () => {});

@@ -1,0 +1,73 @@
+// Many ncclx runs in one process (docs/testing.md, "One process per scenario").
+//
+//   ip netns exec NS node batch-run.mjs DIST/main.js < cases.json > results.json
+//
+// cases.json is [{ argv: [node, cli.js, ...args], env: {NAME: value} }, ...].
+// For each case, in order: process.env becomes exactly the case's environment
+// (every other variable is unset, through the real setenv/unsetenv, so the
+// resolver and child processes see it too), process.argv and process.exitCode
+// are what a fresh process has, and ncclx's main() runs with what it writes to
+// stdout and stderr captured. The answer is one JSON array of
+// { code, stdout, stderr }, written to the real stdout at the end.
+//
+// What a fresh process would not share with the case before it is reset
+// here; what ncclx itself keeps between calls is nothing (src/main.ts), and
+// the tests compare this driver's answers with separate processes' byte for
+// byte to hold it so. What Node reads only when it starts (NODE_OPTIONS, the
+// ICU locale from LANG/LC_*) is this driver's, not the case's: no scenario
+// sets those variables.
+
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+const mainPath = process.argv[2];
+if (!mainPath) {
+  process.stderr.write('usage: batch-run.mjs DIST/main.js < cases.json\n');
+  process.exit(2);
+}
+const cases = JSON.parse(readFileSync(0, 'utf8'));
+const { main } = await import(pathToFileURL(mainPath).href);
+
+const realWrite = { out: process.stdout.write, err: process.stderr.write };
+const startArgv = [...process.argv];
+
+/** A stream's write() that keeps the bytes instead (callback and return value as a pipe would give them). */
+function capture(parts) {
+  return function write(chunk, encoding, cb) {
+    if (typeof encoding === 'function') [cb, encoding] = [encoding, undefined];
+    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk));
+    if (cb) process.nextTick(cb);
+    return true;
+  };
+}
+
+function setEnvironment(env) {
+  for (const k of Object.keys(process.env)) delete process.env[k];
+  for (const [k, v] of Object.entries(env)) process.env[k] = v;
+}
+
+const results = [];
+for (const c of cases) {
+  setEnvironment(c.env);
+  process.argv = [...c.argv];
+  process.exitCode = undefined;
+  const out = [];
+  const err = [];
+  process.stdout.write = capture(out);
+  process.stderr.write = capture(err);
+  let code;
+  try {
+    code = await main(c.argv);
+  } catch (e) {
+    // main() turns every error into an exit code: reaching here is a bug in ncclx or in this driver.
+    err.push(Buffer.from(`batch-run: main() threw: ${e instanceof Error ? e.stack : String(e)}\n`));
+    code = -1;
+  } finally {
+    process.stdout.write = realWrite.out;
+    process.stderr.write = realWrite.err;
+  }
+  results.push({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+}
+process.argv = startArgv;
+process.exitCode = 0;
+process.stdout.write(JSON.stringify(results));
