@@ -2,40 +2,45 @@
 // change to what a user reads shows up as a diff to review. Regenerate with
 // `npm run golden` and read `git diff test/doctor/golden` before committing.
 
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureNodes } from '../advice/suite.js';
+import { runBatch, sameAsOwnProcess, type CliCase, type CliRun } from '../helpers/batch.js';
 
-// The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
-const CLI = join(__dirname, '../helpers/ncclx.mjs');
+// The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them:
+// every report in one process (test/helpers/batch.ts), one of them also as its own process.
 const FIXTURES = join(__dirname, '../fixtures');
 const GOLDEN = join(__dirname, 'golden');
 const UPDATE = process.env['NCCLX_GOLDEN_UPDATE'] === '1';
+const ENV = { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', NO_COLOR: '1' };
 
-function report(fx: string, verbose: boolean): string {
-  const r = spawnSync(process.execPath, [CLI, 'doctor', '--root', join(FIXTURES, fx), '--nccl-version', '2.28.3', '--no-tui', '--no-color', ...(verbose ? ['-v'] : [])], {
-    encoding: 'utf8',
-    env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', NO_COLOR: '1' },
-  });
-  // The fixture directory's absolute path differs per checkout: the goldens hold <fixtures>.
-  return r.stdout.split(FIXTURES).join('<fixtures>');
-}
+const caseOf = (fx: string, verbose: boolean): CliCase => ({ args: ['doctor', '--root', join(FIXTURES, fx), '--nccl-version', '2.28.3', '--no-tui', '--no-color', ...(verbose ? ['-v'] : [])], env: ENV });
+// The fixture directory's absolute path differs per checkout: the goldens hold <fixtures>.
+const text = (r: CliRun) => r.stdout.split(FIXTURES).join('<fixtures>');
 
 describe('doctor report golden text', () => {
-  for (const fx of fixtureNodes()) {
-    for (const verbose of [false, true]) {
-      const file = join(GOLDEN, `${fx.replace(/\//g, '__')}${verbose ? '.v' : ''}.txt`);
-      it(`${fx}${verbose ? ' -v' : ''}`, () => {
-        const text = report(fx, verbose);
-        if (UPDATE || !existsSync(file)) {
-          if (!UPDATE && process.env['CI']) throw new Error(`${file} is missing: run npm run golden and commit it`);
-          mkdirSync(GOLDEN, { recursive: true });
-          writeFileSync(file, text);
-        }
-        expect(text).toBe(readFileSync(file, 'utf8'));
-      });
-    }
-  }
+  const cases = fixtureNodes().flatMap((fx) => [false, true].map((verbose) => ({ fx, verbose, c: caseOf(fx, verbose) })));
+  let runs: CliRun[] = [];
+  beforeAll(() => {
+    runs = runBatch(cases.map((x) => x.c));
+  }, 120_000);
+
+  it('the batch answers as separate processes do (the most detailed report, roce-one-subnet -v)', () => {
+    const i = cases.findIndex((x) => x.fx === 'roce-one-subnet' && x.verbose);
+    sameAsOwnProcess(cases[i]!.c, runs[i]!);
+  });
+
+  cases.forEach(({ fx, verbose }, i) => {
+    const file = join(GOLDEN, `${fx.replace(/\//g, '__')}${verbose ? '.v' : ''}.txt`);
+    it(`${fx}${verbose ? ' -v' : ''}`, () => {
+      const got = text(runs[i]!);
+      if (UPDATE || !existsSync(file)) {
+        if (!UPDATE && process.env['CI']) throw new Error(`${file} is missing: run npm run golden and commit it`);
+        mkdirSync(GOLDEN, { recursive: true });
+        writeFileSync(file, got);
+      }
+      expect(got).toBe(readFileSync(file, 'utf8'));
+    });
+  });
 });
