@@ -7,6 +7,7 @@
 // table (docs/doctor-json.md, docs/ib-json.md), not from the tool's output: every
 // expected error and warning carries the reason it is expected.
 import { spawnSync } from 'node:child_process';
+import { runBatch, sameAsOwnProcess, type CliCase, type CliRun } from '../helpers/batch.js';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -178,8 +179,19 @@ const EXPECTED: Record<string, Expected> = {
 };
 
 const runs: Record<string, { code: number | null; j: DoctorJson }> = {};
+const nodeCase = (node: string): CliCase => ({ args: ['doctor', '--json', '--root', join(FIX, node), '--nccl-version', VERSION], env: { PATH: process.env['PATH'] ?? '', HOME, NO_COLOR: '1' } });
+let batched: CliRun[] = [];
 beforeAll(() => {
-  for (const node of Object.keys(EXPECTED)) runs[node] = doctorJson(join(FIX, node), ['--nccl-version', VERSION]);
+  // Every node's doctor in one ncclx process (test/helpers/batch.ts); the first is checked against its own process below.
+  batched = runBatch(Object.keys(EXPECTED).map(nodeCase));
+  Object.keys(EXPECTED).forEach((node, i) => {
+    expect(batched[i]!.stderr).toBe('');
+    runs[node] = { code: batched[i]!.code, j: JSON.parse(batched[i]!.stdout) as DoctorJson };
+  });
+}, 120_000);
+
+it('the batch answers as separate processes do', () => {
+  sameAsOwnProcess(nodeCase(Object.keys(EXPECTED)[0]!), batched[0]!);
 });
 afterAll(() => rmSync(HOME, { recursive: true, force: true }));
 
