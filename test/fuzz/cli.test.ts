@@ -49,23 +49,32 @@ describe('the CLI on hostile input', () => {
   it('corrupted fixture trees (truncated, random bytes, a file turned into a directory, deleted): doctor --json and ib --json hold the contract', () => {
     const src = join(FIXTURES, 'roce-bond');
     const all = files(src).map((f) => relative(src, f));
+    // The tree (2,600 files) is copied once; each run's edited files are put back after it.
+    const root = join(tmp, 'tree');
+    cpSync(src, root, { recursive: true });
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat({ max: all.length - 1 }), fc.integer({ min: 0, max: 3 }), fc.uint8Array({ maxLength: 64 })), { minLength: 1, maxLength: 6 }), (edits) => {
         count();
-        const root = join(tmp, 'tree');
-        rmSync(root, { recursive: true, force: true });
-        cpSync(src, root, { recursive: true });
-        for (const [i, kind, bytes] of edits) {
-          const f = join(root, all[i]!);
-          if (!existsSync(f) || !statSync(f).isFile()) continue;
-          if (kind === 0) writeFileSync(f, Buffer.from(bytes));
-          else if (kind === 1) rmSync(f);
-          else if (kind === 2) {
-            rmSync(f);
-            mkdirSync(f);
-          } else writeFileSync(f, '');
+        const edited = new Set<string>();
+        try {
+          for (const [i, kind, bytes] of edits) {
+            const f = join(root, all[i]!);
+            if (!existsSync(f) || !statSync(f).isFile()) continue;
+            edited.add(all[i]!);
+            if (kind === 0) writeFileSync(f, Buffer.from(bytes));
+            else if (kind === 1) rmSync(f);
+            else if (kind === 2) {
+              rmSync(f);
+              mkdirSync(f);
+            } else writeFileSync(f, '');
+          }
+          for (const cmd of [['doctor', '--json'], ['ib', '--json']]) contract(ncclx([...cmd, '--root', root, '--nccl-version', '2.28.3']), true);
+        } finally {
+          for (const rel of edited) {
+            rmSync(join(root, rel), { recursive: true, force: true });
+            cpSync(join(src, rel), join(root, rel));
+          }
         }
-        for (const cmd of [['doctor', '--json'], ['ib', '--json']]) contract(ncclx([...cmd, '--root', root, '--nccl-version', '2.28.3']), true);
       }),
       runs(5),
     );
