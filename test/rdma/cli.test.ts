@@ -5,16 +5,24 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
 // The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
 const CLI = join(__dirname, '../helpers/ncclx.mjs');
 const FIX = join(__dirname, '../fixtures');
 const tmp = tempDir('ncclx-ib-');
 
+// Every call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process below.
+const server = cliServer({ faults: true });
+const envOf = (env: Record<string, string>) => ({ PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1', ...env });
 function ncclx(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1', ...env } });
+  const r = server.run(args, envOf(env));
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
+
+it('the server answers as its own process does (ib --json on the node with the most ports)', () => {
+  sameAsOwnProcess(server, ['ib', '--json', '--root', join(FIX, 'ib8-storage'), '--nccl-version', '2.28.3'], envOf({}));
+});
 
 interface PortJson {
   port: number;
