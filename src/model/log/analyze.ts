@@ -6,8 +6,8 @@
 
 import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
 import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
-import { bareText, gluedLines, LAST_ERROR, own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
-import { ifaceProblem, infoProblem, torchProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
+import { bareText, gluedLines, LAST_ERROR, own, parseLine, parsePrefix, torchResultLine, type LauncherInfo, type LogLine, type Prefix } from './line.js';
+import { ifaceProblem, infoProblem, torchProblem, warnProblem, type ProblemFacts, type ProblemMatch, type ProblemSeverity } from './signatures.js';
 import { profileOfStated } from '../nccl/versions.js';
 
 export interface LogProblem {
@@ -20,7 +20,8 @@ export interface LogProblem {
   line: string;
   /**
    * The distinct values its occurrences name, at most MAX_DETAIL each (a completion error's peers, local and
-   * remote GIDs, devices); absent when none.
+   * remote GIDs, devices; the ranks that showed it, in numeric order; PyTorch's messages after `NCCL error in:`);
+   * absent when none.
    */
   details?: Partial<Record<DetailKind, string[]>>;
   /** A remark the occurrences support (status 12 between GIDs on different subnets). */
@@ -119,7 +120,7 @@ interface Proc {
   byRank: Map<number, RankFacts>;
 }
 
-export type DetailKind = 'peer' | 'localGid' | 'remoteGid' | 'device';
+export type DetailKind = keyof ProblemFacts | 'rank';
 /** Distinct values kept per kind and problem: enough to see a pattern, bounded whatever the log. */
 const MAX_DETAIL = 8;
 
@@ -129,12 +130,40 @@ interface ProblemState {
   count: number;
   hosts: Set<string>;
   details: Map<DetailKind, Set<string>>;
+  /** Ranks its lines named (a launcher's `[rank3]:`), at most MAX_DETAIL. */
+  ranks: Set<number>;
+  /** Processes (procKey) whose lines showed it, at most MAX_PER_HOST: their ranks are known only once the whole log is read. */
+  procs: Set<string>;
+}
+
+/** Who showed one occurrence of a problem: its host, its process id when NCCL's header gives one, the rank a launcher prefix names. */
+interface Shower {
+  host: string;
+  pid: number | null;
+  rank: number | null;
 }
 
 function addDetail(p: ProblemState, kind: DetailKind, value: string): void {
   let set = p.details.get(kind);
   if (!set) p.details.set(kind, (set = new Set()));
   if (set.size < MAX_DETAIL) set.add(own(value.slice(0, 200)));
+}
+
+/** The rank a launcher prefix names (`[rank3]:`); a torchrun role's `[default3]:` numbers the local rank and names none. */
+function launcherRank(l: LauncherInfo): number | null {
+  const m = l.task !== null ? /^rank(\d{1,9})$/.exec(l.task) : null;
+  return m ? Number(m[1]) : null;
+}
+
+/** A process's rank: the one in its largest communicator (the job's world; its other communicators are subgroups of it). */
+function procRank(p: Proc): number | null {
+  let best: RankFacts | null = null;
+  for (const r of p.byRank.values()) {
+    const n = r.nranks ?? 0;
+    const m = best?.nranks ?? 0;
+    if (best === null || n > m || (n === m && r.rank < best.rank)) best = r;
+  }
+  return best?.rank ?? null;
 }
 
 /** IPv4 of an IPv4-mapped GID (`::ffff:10.0.0.1`), or null. */
@@ -180,11 +209,11 @@ export interface CollectorPart {
 }
 
 /** A problem as one line showed it; `warn`: the WARN line's hash (duplicates from collectors count once). */
-interface ProblemEvent {
+interface ProblemEvent extends Shower {
   match: ProblemMatch;
   /** The line as kept for display; null when an earlier event of this part already gives the problem its first line. */
   line: string | null;
-  host: string;
+  /** 0 for what only adds to an occurrence already counted (PyTorch's line after `NCCL error in:`). */
   repeat: number;
   warn: number | null;
 }
@@ -336,6 +365,7 @@ export class LogCollector {
       return;
     }
     this.lastErrorNext = false;
+    this.torchNext = null;
     this.ncclLines++;
     this.add(l, raw);
   }
@@ -343,19 +373,43 @@ export class LogCollector {
   /** The line after PyTorch's `Last error:` is NCCL's WARN text (line.ts LAST_ERROR); set by that line, used by the next. */
   private lastErrorNext = false;
 
-  /** A line that is not NCCL's: PyTorch's `Last error:` and the line after it are read, the rest only counted. */
+  /**
+   * PyTorch's `NCCL error in:` problem and who showed it, set by that line: the next line may be PyTorch's
+   * `ncclInternalError: …` (line.ts torchResultLine), which belongs to it.
+   */
+  private torchNext: { match: ProblemMatch; who: Shower; task: string | null } | null = null;
+
+  /**
+   * A line that is not NCCL's: PyTorch's line after its `NCCL error in:`, its `Last error:` and the line after
+   * that are read, the rest only counted.
+   */
   private bareLine(raw: string): void {
+    const torch = this.torchNext;
+    if (torch) {
+      this.torchNext = null;
+      if (this.torchResult(torch, raw)) return;
+    }
     if (this.lastErrorNext) {
       this.lastErrorNext = false;
       const { launcher, text } = bareText(raw);
       if (!text || text.length > LINE_KEEP) return;
       const m = warnProblem(text);
       const l = { host: null, launcher };
-      const host = this.hostOf(l);
+      const who = { host: this.hostOf(l), pid: null, rank: launcherRank(launcher) };
       this.usedHost(l);
-      this.record(m, raw, host, 1, null);
-      this.problem(m, raw, host, 1);
+      this.record(m, raw, who, 1, null);
+      this.problem(m, raw, who, 1);
     } else if (raw.length < 256 && raw.length >= LAST_ERROR.length && LAST_ERROR_END.test(raw)) this.lastErrorNext = true;
+  }
+
+  /** PyTorch's line after `NCCL error in:`, of the same launcher task: a message of that problem, no occurrence of its own. */
+  private torchResult(torch: NonNullable<LogCollector['torchNext']>, raw: string): boolean {
+    const r = torchResultLine(raw);
+    if (!r || r.launcher.task !== torch.task || r.text.length > LINE_KEEP) return false;
+    const m = { ...torch.match, facts: { message: r.text } };
+    this.record(m, raw, torch.who, 0, null);
+    this.problem(m, raw, torch.who, 0);
+    return true;
   }
 
   /**
@@ -366,8 +420,8 @@ export class LogCollector {
    * line is handed to addLine as text, so the result is addLine's either way.
    */
   addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void {
-    // PyTorch's `Last error:` and the line after it go the text way (rare; the check is on the line's last bytes).
-    if (this.lastErrorNext || (k < 0 && e - a >= 11 && e - a < 256 && endsWithLastError(b, a, e))) {
+    // PyTorch's line after `NCCL error in:`, its `Last error:` and the line after that go the text way (rare; the check is on the line's last bytes).
+    if (this.lastErrorNext || this.torchNext !== null || (k < 0 && e - a >= 11 && e - a < 256 && endsWithLastError(b, a, e))) {
       this.addLine(b.latin1Slice(a, e));
       return;
     }
@@ -389,9 +443,9 @@ export class LogCollector {
     this.addLine(b.latin1Slice(a, e));
   }
 
-  /** Whether the next line must come to addAsciiLine or addLine, not as a count or a run (the one after PyTorch's `Last error:`). */
+  /** Whether the next line must come to addAsciiLine or addLine, not as a count or a run (the one after PyTorch's `NCCL error in:` or `Last error:`). */
   holdsNextLine(): boolean {
-    return this.lastErrorNext;
+    return this.lastErrorNext || this.torchNext !== null;
   }
 
   /** n lines with no `NCCL` in them, as addAsciiLine takes each (they only count). */
@@ -458,7 +512,7 @@ export class LogCollector {
 
   /** The header of a line the scanner read, when it has a host and its process has room; else null (the line is read the ordinary way). */
   private scannedHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
-    if (this.procs.size + 1 >= MAX_MAP || this.lastErrorNext) return null;
+    if (this.procs.size + 1 >= MAX_MAP || this.holdsNextLine()) return null;
     const h = this.asciiHead(b, a, k);
     return h?.prefix.host ? h : null;
   }
@@ -687,16 +741,20 @@ export class LogCollector {
       const m = warnProblem(l.message, l.source);
       if (l.host) this.procOf(l, l.host);
       this.usedHost(l);
-      this.record(m, raw, host, l.repeat, key);
-      this.problem(m, raw, host, l.repeat);
+      const who = this.showerOf(l, host);
+      this.record(m, raw, who, l.repeat, key);
+      this.problem(m, raw, who, l.repeat);
       return;
     }
     if (l.level === 'VERSION') {
       if (l.torchError !== undefined) {
         if (typeof raw === 'function') raw = raw();
         const m = torchProblem(l.torchError);
-        this.record(m, raw, host, l.repeat, null);
-        this.problem(m, raw, host, l.repeat);
+        this.usedHost(l);
+        const who = this.showerOf(l, host);
+        this.record(m, raw, who, l.repeat, null);
+        this.problem(m, raw, who, l.repeat);
+        this.torchNext = { match: m, who, task: l.launcher.task };
       }
       const f = factOf(l.message);
       if (f?.kind === 'version') {
@@ -713,8 +771,9 @@ export class LogCollector {
       if (l.host) this.procOf(l, l.host);
       this.usedHost(l);
       if (typeof raw === 'function') raw = raw();
-      this.record(p, raw, host, l.repeat, null);
-      this.problem(p, raw, host, l.repeat);
+      const who = this.showerOf(l, host);
+      this.record(p, raw, who, l.repeat, null);
+      this.problem(p, raw, who, l.repeat);
     }
     if (f) {
       this.usedHost(l);
@@ -722,10 +781,18 @@ export class LogCollector {
     } else if (!p && l.host) this.procOf(l, l.host); // a line that states nothing still shows its host and process
   }
 
+  /** Who showed a problem on line l of `host`: its process when NCCL's header names one, the rank its launcher names. */
+  private showerOf(l: Pick<LogLine, 'host' | 'pid' | 'launcher'>, host: string): Shower {
+    return { host, pid: l.host ? l.pid : null, rank: launcherRank(l.launcher) };
+  }
+
   /** `line`: the kept text of `raw` when the caller has it (a replayed event). */
-  private problem(m: ProblemMatch, raw: string, host: string, repeat: number, line?: string): void {
+  private problem(m: ProblemMatch, raw: string, who: Shower, repeat: number, line?: string): void {
+    const host = who.host;
     let key = problemKey(m);
     let p = this.problems.get(key);
+    // What only adds to an occurrence adds nothing where that occurrence went past the cap.
+    if (!p && repeat === 0) return;
     if (!p && this.problems.size >= MAX_PROBLEMS) {
       // Past the cap every new signature counts under one entry.
       this.capped++;
@@ -733,16 +800,19 @@ export class LogCollector {
       p = this.problems.get(key);
       m = { signature: { ...m.signature, id: 'warn:(more distinct warnings than ncclx keeps)', title: 'more distinct warnings than ncclx keeps' }, detail: '' };
     }
-    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: line ?? keptLine(raw), count: 0, hosts: new Set(), details: new Map() }));
+    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: line ?? keptLine(raw), count: 0, hosts: new Set(), details: new Map(), ranks: new Set(), procs: new Set() }));
     p.count += repeat;
     if (m.facts) for (const [k, v] of Object.entries(m.facts)) addDetail(p, k as DetailKind, v);
     if (p.hosts.size < MAX_PER_HOST) p.hosts.add(host);
+    if (who.rank !== null) {
+      if (p.ranks.size < MAX_DETAIL) p.ranks.add(who.rank);
+    } else if (who.pid !== null && p.procs.size < MAX_PER_HOST) p.procs.add(procKey(host, who.pid));
     const h = this.hostState(host);
     h.problems.set(m.signature.id, (h.problems.get(m.signature.id) ?? 0) + repeat);
   }
 
   /** A part keeps each problem event for absorb(); the line only where replay may need it (a new problem, or a WARN replay may find a duplicate of). */
-  private record(m: ProblemMatch, raw: string, host: string, repeat: number, warn: number | null): void {
+  private record(m: ProblemMatch, raw: string, who: Shower, repeat: number, warn: number | null): void {
     if (!this.events) return;
     if (this.events.length >= MAX_EVENTS || this.eventChars >= MAX_EVENT_CHARS) {
       this.overflowEvents = true;
@@ -753,7 +823,7 @@ export class LogCollector {
     if (first) this.eventKeys.add(key);
     const line = first || warn !== null ? keptLine(raw) : null;
     this.eventChars += line?.length ?? 0;
-    this.events.push({ match: m, line, host, repeat, warn });
+    this.events.push({ match: m, line, host: who.host, pid: who.pid, rank: who.rank, repeat, warn });
   }
 
   /** This part's state for absorb() (see CollectorPart). */
@@ -765,8 +835,8 @@ export class LogCollector {
       truncated: this.truncated,
       capped: this.capped,
       hostFromMaps: this.hostFromMaps,
-      // A part that ends on `Last error:` leaves its next line to the next part, which cannot know: read again whole.
-      unmergeable: this.overflowEvents || this.events === null || this.seenWarn.size >= MAX_DEDUP || this.atBound() || this.lastErrorNext,
+      // A part that ends on `NCCL error in:` or `Last error:` leaves its next line to the next part, which cannot know: read again whole.
+      unmergeable: this.overflowEvents || this.events === null || this.seenWarn.size >= MAX_DEDUP || this.atBound() || this.holdsNextLine(),
       summary: this.summary,
       hosts: [...this.hosts.values()].map(({ pids, problems: _p, ...h }) => ({ ...h, pids: [...pids] })),
       procs: byProc.map((p) => ({ host: p.host.host, pid: p.pid, ranks: [...p.byRank.values()].map((r) => ({ ...r, devStated: this.devStated.has(r) })) })),
@@ -858,7 +928,7 @@ export class LogCollector {
         if (this.seenWarn.has(e.warn)) continue;
         if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(e.warn);
       }
-      this.problem(e.match, '', e.host, e.repeat, e.line ?? '');
+      this.problem(e.match, '', e, e.repeat, e.line ?? '');
     }
     return this.capped === 0 && !this.atBound();
   }
@@ -870,7 +940,7 @@ export class LogCollector {
     if (Object.keys(this.summary.env).length >= MAX_PER_HOST) return true;
     for (const h of this.hosts.values()) if (Object.keys(h.env).length >= MAX_PER_HOST || Object.keys(h.gidIndex).length >= MAX_PER_HOST || h.gdr.length >= MAX_PER_HOST) return true;
     for (const r of this.ranks.values()) if (Object.keys(r.transports).length >= 64 || r.netDevices.length >= MAX_PER_HOST) return true;
-    for (const p of this.problems.values()) if (p.hosts.size >= MAX_PER_HOST) return true;
+    for (const p of this.problems.values()) if (p.hosts.size >= MAX_PER_HOST || p.procs.size >= MAX_PER_HOST) return true;
     return false;
   }
 
@@ -995,6 +1065,20 @@ export class LogCollector {
     }
   }
 
+  /** A problem's distinct details, its ranks among them: those its lines named, then those of the processes that showed it. */
+  private detailsOf(p: ProblemState): Pick<LogProblem, 'details'> {
+    const ranks = new Set(p.ranks);
+    for (const key of p.procs) {
+      if (ranks.size >= MAX_DETAIL) break;
+      const proc = this.procs.get(key);
+      const r = proc ? procRank(proc) : null;
+      if (r !== null) ranks.add(r);
+    }
+    const details: Partial<Record<DetailKind, string[]>> = Object.fromEntries([...p.details].map(([k, v]) => [k, [...v]]));
+    if (ranks.size) details.rank = [...ranks].sort((a, b) => a - b).map(String);
+    return Object.keys(details).length ? { details } : {};
+  }
+
   result(): LogAnalysis {
     // Bare `NCCL version` lines belong to the host their launcher task showed elsewhere.
     for (const b of this.bareVersions.values()) {
@@ -1012,7 +1096,7 @@ export class LogCollector {
       title: p.match.detail ? `${p.match.signature.title}: ${p.match.detail}` : p.match.signature.title,
       detail: p.match.detail,
       line: p.line,
-      ...(p.details.size ? { details: Object.fromEntries([...p.details].map(([k, v]) => [k, [...v]])) } : {}),
+      ...this.detailsOf(p),
       ...(gidSubnetNote(p) ? { note: gidSubnetNote(p)! } : {}),
       count: p.count,
       hosts: [...p.hosts].sort(),
