@@ -116,11 +116,11 @@ export interface LogAnalysis {
 }
 
 /**
- * `ncclx log`'s reader of one input: it keeps facts, not lines. It only wires
- * its four parts, each with one job: the lines read as text (TextLines), the
- * lines read from bytes and the scanner's records (ByteLines), what the lines
- * state of hosts, processes and ranks (HostTable), with the problem groups
- * (ProblemGroups), and the merge of a log read in parts (PartMerger).
+ * `ncclx log`'s reader of one input: it keeps facts, not lines, and only wires
+ * the parts that do its four jobs: the lines read as text (TextLines); the
+ * lines read from bytes and the scanner's records (ByteLines); what the lines
+ * state of hosts, processes and ranks (HostTable), and the problems they show
+ * (ProblemGroups); the merge of a log read in parts (PartMerger).
  */
 export class LogCollector {
   private readonly counts: LineCounts = { lines: 0, ncclLines: 0, truncated: 0 };

@@ -1,5 +1,5 @@
 // What `ncclx log` learns of the job's hosts, processes and ranks (one of
-// LogCollector's four parts, analyze.ts): the facts the log states, for the
+// the parts LogCollector wires, analyze.ts): the facts the log states, for the
 // whole log (the summary) and per host, process and rank, and the launcher's
 // task and host names that tell whose a bare line is. Every collection is
 // bounded whatever the log holds; past a bound, facts go to one overflow entry
