@@ -359,6 +359,10 @@ describe('a log read in parts and merged', () => {
     expect(errors['torch-nccl-error']!.count).toBe(1);
     expect(errors['warn:something broke']!.details).toEqual({ rank: ['3'] });
     expect(whole.input.lines).toBe(lines.length);
+    // Two communicators of one size: the lower rank; one more rank in the other: that one.
+    const tie = (n: number) => asText([lines[0]!, `h:1:1 [0] NCCL INFO comm 0x3 rank 5 nRanks ${n} cudaDev 0`, 'h:1:1 [0] NCCL INFO comm 0x4 rank 2 nRanks 8 cudaDev 0']).result();
+    expect(tie(8).summary.errors[0]!.details).toEqual({ rank: ['2'] });
+    expect(tie(9).summary.errors[0]!.details).toEqual({ rank: ['5'] });
     for (const read of [asBytes, asChunk, asScanned]) {
       expect(read(lines).result(), read.name).toEqual(whole);
       for (let i = 0; i <= lines.length; i++) {
