@@ -327,13 +327,29 @@ static int info(const u8 *b, int k, int e) {
 /* The run being gathered: its first line's start and `NCCL`, its rank, its vias. */
 static int runStart = -1, runK, runEnd, runRank, runVias;
 static int viaStart[MAX_VIAS], viaEnd[MAX_VIAS], viaHash[MAX_VIAS], viaCount[MAX_VIAS];
-/* PyTorch's `Last error:` line was replayed: the line after it (NCCL's error text) is replayed too. Kept across calls. */
+/*
+ * A line was replayed whose next line the TypeScript reader may want whole: PyTorch's `Last error:` (the
+ * line after it is NCCL's error text) or its `NCCL error in:` (the line after it names the result). Kept
+ * across calls.
+ */
 static int replayNext;
 
 /* Whether [a, e) ends with `Last error:` (then blanks): PyTorch's line above NCCL's last error (line.ts LAST_ERROR). */
 static int lastError(const u8 *b, int a, int e) {
   while (e > a && (b[e - 1] == ' ' || b[e - 1] == '\t')) e--;
   return e - a >= 11 && e - a < 256 && lit(b, e - 11, e, "Last error:", 11);
+}
+
+/*
+ * Whether the replayed line [a, e), its first `NCCL` at k (-1: none looked for, the line is too long), may be
+ * PyTorch's `NCCL error in:` line (line.ts parseLine's torchError): it holds `NCCL error`, or an ESC or CR
+ * that clean() removes could make it so. More than that line is harmless: replaying a line only costs time.
+ */
+static int torchError(const u8 *b, int a, int k, int e) {
+  if (k < 0 || dirty(b, a, e)) return 1;
+  for (int j = k; j >= 0; j = nccl(b, j + 4, e))
+    if (LIT(b, j + 4, e, " error")) return 1;
+  return 0;
 }
 
 /* The open REPLAY range, or -1. */
@@ -412,11 +428,12 @@ __attribute__((export_name("scan"))) int scan(int from, int to) {
     int known = k >= 0 && !dirty(in, a, e) && !secondLevel(in, k + 4, e);
     int replay = replayNext;
     replayNext = 0;
-    if (!replay && whole && k < 0 && lastError(in, a, e)) replay = replayNext = 1;
+    if (whole && k < 0 && lastError(in, a, e)) replay = replayNext = 1;
     if (replay) {
       endRun();
       if (replayStart < 0) replayStart = a;
       replayEnd = nl + 1;
+      if (k >= 0 || !whole) replayNext |= torchError(in, a, k, e);
     } else if (whole && k < 0) {
       /* No NCCL: only counted. It ends a run and a replay range, so that reading either again does not count it twice. */
       endRun();
@@ -448,6 +465,7 @@ __attribute__((export_name("scan"))) int scan(int from, int to) {
       endRun();
       if (replayStart < 0) replayStart = a;
       replayEnd = nl + 1;
+      replayNext = torchError(in, a, k, e);
     }
     a = nl + 1;
   }

@@ -53,6 +53,8 @@ const DETAIL_LABELS: [DetailKind, string][] = [
   ['localGid', 'local GIDs'],
   ['remoteGid', 'remote GIDs'],
   ['device', 'devices'],
+  ['rank', 'ranks'],
+  ['message', 'PyTorch says'],
 ];
 
 function problemLines(p: LogProblem, s: Style, verbose: boolean): string[] {

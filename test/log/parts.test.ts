@@ -342,6 +342,37 @@ describe('a log read in parts and merged', () => {
     expect(inParts(torch, [1])).toEqual(asText(torch).result());
   });
 
+  it('PyTorch\'s line after `NCCL error in:` and the ranks of a problem: equal at every split, declined after `NCCL error in:` or `Last error:`', () => {
+    const lines = [
+      'h:1:1 [0] x.cc:1 NCCL WARN something broke',
+      'torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3',
+      'ncclInternalError: Internal check failed.',
+      'Last error:',
+      'Net : Call to recv from 10.0.0.1<57120> failed : Connection reset by peer',
+      // The WARN's process states its ranks after it: rank 3 of 8 (its largest communicator) and rank 1 of 2.
+      'h:1:1 [0] NCCL INFO comm 0x2 rank 1 nRanks 2 cudaDev 0',
+      'h:1:1 [0] NCCL INFO comm 0x1 rank 3 nRanks 8 cudaDev 0',
+    ];
+    const whole = asText(lines).result();
+    const errors = Object.fromEntries(whole.summary.errors.map((e) => [e.signature, e]));
+    expect(errors['torch-nccl-error']!.details).toEqual({ message: ['ncclInternalError: Internal check failed.'] });
+    expect(errors['torch-nccl-error']!.count).toBe(1);
+    expect(errors['warn:something broke']!.details).toEqual({ rank: ['3'] });
+    expect(whole.input.lines).toBe(lines.length);
+    // Two communicators of one size: the lower rank; one more rank in the other: that one.
+    const tie = (n: number) => asText([lines[0]!, `h:1:1 [0] NCCL INFO comm 0x3 rank 5 nRanks ${n} cudaDev 0`, 'h:1:1 [0] NCCL INFO comm 0x4 rank 2 nRanks 8 cudaDev 0']).result();
+    expect(tie(8).summary.errors[0]!.details).toEqual({ rank: ['2'] });
+    expect(tie(9).summary.errors[0]!.details).toEqual({ rank: ['5'] });
+    for (const read of [asBytes, asChunk, asScanned]) {
+      expect(read(lines).result(), read.name).toEqual(whole);
+      for (let i = 0; i <= lines.length; i++) {
+        const r = inParts(lines, [i], read);
+        if (i === 2 || i === 4) expect(r, `${read.name} split at ${i}`).toBeNull();
+        else expect(r, `${read.name} split at ${i}`).toEqual(whole);
+      }
+    }
+  });
+
   it('random logs: every merge that is made equals the log read whole', () => {
     const host = fc.constantFrom('h1', 'h2', 'h3', 'h1', 'h2', 'h3', '');
     const launcher = fc.constantFrom('', '[1,0]<stdout>:', '[1,1]<stdout>:', '0: ', '10.0.0.9: ');

@@ -76,6 +76,13 @@ const bytes = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\n`).join('
 
 const H = '[1,5]<stdout>:gpu-node-000:10005:10045 [5] NCCL INFO ';
 const H41 = '[1,5]<stdout>:gpu-node-000:10005:10046 [5] NCCL INFO ';
+/** PyTorch's exception for a failed NCCL call, as torchrun prefixes each line of rank 3. */
+const TORCH = [
+  '[rank3]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3',
+  '[rank3]: ncclInternalError: Internal check failed.',
+  '[rank3]: Last error:',
+  '[rank3]: Net : Call to recv from 10.0.0.1<57120> failed : Connection reset by peer',
+];
 /** One rank's lines of one communicator, as the bench log prints them. */
 const BENCH = [
   `${H}comm 0x55d0a001 rank 5 nRanks 1000 nNodes 125 localRanks 8 localRank 5 MNNVL 0`,
@@ -182,6 +189,20 @@ describe('the scanner', () => {
     for (let cut = 0; cut <= b.length; cut += 11) expect(asRead([b.subarray(0, cut), b.subarray(cut)]).result, `cut at ${cut}`).toEqual(plainRead);
   });
 
+  it('hands back PyTorch\'s `NCCL error in:` line and the one after it (then `Last error:` and its text), whatever they are', () => {
+    const ch = `${H}Channel 00/0 : 5[5] -> 13[5] [send] via NET/IB/5/GDRDMA`;
+    // A colour code between `NCCL` and `error` is one clean() removes: the line is handed back, and the next with it.
+    for (const torch of [TORCH[0]!, TORCH[0]!.replace('NCCL error', 'NCCL\x1b[0m error')]) {
+      records(['step 0']); // the line the last test's reading may have left it to hand back
+      const { recs, plain } = records(['step 1', torch, ch, ch, torch, ...TORCH.slice(1), ch, 'step 2']);
+      expect(plain).toBe(2);
+      expect(recs.map((r) => (r.kind === 'replay' ? r.lines.length : r.kind))).toEqual([2, 'run', 4, 'run']);
+    }
+    // Only the line after: a WARN line is handed back alone.
+    const warn = records([BENCH[16]!, ch, 'step 3']);
+    expect(warn.recs.map((r) => r.kind)).toEqual(['replay', 'run']);
+  });
+
   it('stops when its records fill up, and the reader goes on from there', () => {
     // Rank lines on alternating headers: a record each, far more than one call holds.
     const many = Array.from({ length: 12_000 }, (_, i) => `h${i % 2}:1:1 [0] NCCL INFO comm 0x${i.toString(16)} rank ${i % 7} nRanks 8 cudaDev ${i % 3}`);
@@ -210,6 +231,21 @@ describe('the reader with the scanner', () => {
       const chunks: Buffer[] = [];
       for (let i = 0; i < open.length; i += size) chunks.push(open.subarray(i, i + size));
       expect(asRead(chunks).result, `chunks of ${size}`).toEqual(text);
+    }
+  });
+
+  it('PyTorch\'s line after `NCCL error in:` is a message of that problem wherever the chunks end', () => {
+    const lines = [...BENCH, ...TORCH, ...BENCH.slice(0, 4), TORCH[0]!.slice('[rank3]: '.length), 'ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. ', ...BENCH.slice(0, 4)];
+    const b = bytes(lines);
+    const text = asText(lines);
+    const [torch] = text.summary.errors.filter((e) => e.signature === 'torch-nccl-error');
+    expect(torch!.count).toBe(2);
+    expect(torch!.details?.message).toEqual(['ncclInternalError: Internal check failed.', 'ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.']);
+    expect(asRead([b], false).result).toEqual(text);
+    for (let cut = 0; cut <= b.length; cut += 5) {
+      const r = asRead([b.subarray(0, cut), b.subarray(cut)]);
+      expect(r.result, `cut at ${cut}`).toEqual(text);
+      expect(r.lines).toBe(lines.length);
     }
   });
 

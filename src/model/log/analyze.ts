@@ -4,11 +4,18 @@
 // collector keeps facts, not lines, so memory follows hosts and ranks, not
 // the log's size.
 
-import { factOf, type Endpoint, type Fact, type IbEntry, type Via } from './facts.js';
-import { channelAt, channelHeadAt, channelRead, copyBytes, gidAt, gidRead, rankAt, rankRead, sameBytes, viaAt, type AsciiBytes } from './ascii.js';
-import { bareText, gluedLines, LAST_ERROR, own, parseLine, parsePrefix, type LogLine, type Prefix } from './line.js';
-import { ifaceProblem, infoProblem, torchProblem, warnProblem, type ProblemMatch, type ProblemSeverity } from './signatures.js';
+import type { Endpoint, IbEntry } from './facts.js';
+import type { AsciiBytes } from './ascii.js';
+import type { ProblemSeverity } from './signatures.js';
 import { profileOfStated } from '../nccl/versions.js';
+import { HostTable } from './host-table.js';
+import { ProblemGroups, type DetailKind } from './problem-groups.js';
+import { TextLines, type LineCounts } from './text-lines.js';
+import { ByteLines } from './byte-lines.js';
+import { PartMerger, type CollectorPart } from './part-merge.js';
+
+export type { CollectorPart } from './part-merge.js';
+export type { DetailKind } from './problem-groups.js';
 
 export interface LogProblem {
   signature: string;
@@ -20,7 +27,8 @@ export interface LogProblem {
   line: string;
   /**
    * The distinct values its occurrences name, at most MAX_DETAIL each (a completion error's peers, local and
-   * remote GIDs, devices); absent when none.
+   * remote GIDs, devices; the ranks that showed it, in numeric order; PyTorch's messages after `NCCL error in:`);
+   * absent when none.
    */
   details?: Partial<Record<DetailKind, string[]>>;
   /** A remark the occurrences support (status 12 between GIDs on different subnets). */
@@ -107,943 +115,107 @@ export interface LogAnalysis {
   asymmetries: Asymmetry[];
 }
 
-interface HostState extends Omit<HostFacts, 'processes' | 'ranks' | 'problems'> {
-  pids: Set<number>;
-  problems: Map<string, number>;
-}
-
-/** One process (host, pid): its host's facts and its ranks. */
-interface Proc {
-  host: HostState;
-  pid: number | null;
-  byRank: Map<number, RankFacts>;
-}
-
-export type DetailKind = 'peer' | 'localGid' | 'remoteGid' | 'device';
-/** Distinct values kept per kind and problem: enough to see a pattern, bounded whatever the log. */
-const MAX_DETAIL = 8;
-
-interface ProblemState {
-  match: ProblemMatch;
-  line: string;
-  count: number;
-  hosts: Set<string>;
-  details: Map<DetailKind, Set<string>>;
-}
-
-function addDetail(p: ProblemState, kind: DetailKind, value: string): void {
-  let set = p.details.get(kind);
-  if (!set) p.details.set(kind, (set = new Set()));
-  if (set.size < MAX_DETAIL) set.add(own(value.slice(0, 200)));
-}
-
-/** IPv4 of an IPv4-mapped GID (`::ffff:10.0.0.1`), or null. */
-const mappedV4 = (gid: string) => /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(gid)?.[1] ?? null;
-
 /**
- * Status 12 (retry exceeded) between a local and a remote GID whose IPv4 addresses differ in the first three
- * octets: the log does not state prefixes, so it says "/24", the usual rail subnet, and that routing is then needed.
+ * `ncclx log`'s reader of one input: it keeps facts, not lines, and only wires
+ * the parts that do its four jobs: the lines read as text (TextLines); the
+ * lines read from bytes and the scanner's records (ByteLines); what the lines
+ * state of hosts, processes and ranks (HostTable), and the problems they show
+ * (ProblemGroups); the merge of a log read in parts (PartMerger).
  */
-function gidSubnetNote(p: ProblemState): string | undefined {
-  if (p.match.signature.id !== 'ib-completion-12') return undefined;
-  const local = [...(p.details.get('localGid') ?? [])].map(mappedV4).filter((x): x is string => x !== null);
-  const remote = [...(p.details.get('remoteGid') ?? [])].map(mappedV4).filter((x): x is string => x !== null);
-  const net = (a: string) => a.split('.').slice(0, 3).join('.');
-  const pairs = local.flatMap((l) => remote.filter((r) => net(l) !== net(r)).map((r) => `${l} → ${r}`));
-  if (pairs.length === 0) return undefined;
-  return `local and remote GIDs are on different /24 subnets (${pairs.slice(0, 4).join(', ')}${pairs.length > 4 ? ', …' : ''}): RoCE v2 between them needs an IP route on both ends and the same GID type; where each rail is its own subnet, this pair crosses rails`;
-}
-
-/**
- * What a collector that read one part of the input (a byte range of a large
- * log, read by a worker thread) hands to absorb(): plain data, so it crosses
- * threads by structured clone. The problems come as the events that made them,
- * to be replayed in input order; everything else merges as the later part
- * following the earlier (first statement wins, counts add up).
- */
-export interface CollectorPart {
-  lines: number;
-  ncclLines: number;
-  truncated: number;
-  capped: number;
-  /** Some line's host was looked up in the launcher maps: a part before this one could have mapped it otherwise. */
-  hostFromMaps: boolean;
-  /** The part met a bound it cannot merge exactly past (its own caps, too many problem events). */
-  unmergeable: boolean;
-  summary: LogCollector['summary'];
-  hosts: (Omit<HostState, 'pids' | 'problems'> & { pids: number[] })[];
-  procs: { host: string; pid: number | null; ranks: (RankFacts & { devStated: boolean })[] }[];
-  events: ProblemEvent[];
-  taskHost: [string, string][];
-  launcherHost: [string, string][];
-  bareVersions: [string, { task: string | null; host: string | null; version: string }][];
-}
-
-/** A problem as one line showed it; `warn`: the WARN line's hash (duplicates from collectors count once). */
-interface ProblemEvent {
-  match: ProblemMatch;
-  /** The line as kept for display; null when an earlier event of this part already gives the problem its first line. */
-  line: string | null;
-  host: string;
-  repeat: number;
-  warn: number | null;
-}
-
-/** Problem events a part records at most, and the characters of their lines: past either, the parts are read again as one. */
-const MAX_EVENTS = 20_000;
-const MAX_EVENT_CHARS = 8_000_000;
-
-const UNKNOWN_HOST = '(unknown host)';
-// What the collector keeps is bounded whatever the log holds (a crafted or corrupt log must not
-// take the memory of the machine): beyond these, facts go to one overflow entry and input.capped counts them.
-const MAX_DEDUP = 200_000;
-const MAX_RANKS = 200_000;
-const MAX_HOSTS = 20_000;
-const MAX_PROBLEMS = 2_000;
-const MAX_MAP = 50_000;
-const MAX_PER_HOST = 256;
-/** The first line of a problem is kept to show it, up to this many characters. */
-const LINE_KEEP = 4096;
-const OVERFLOW_HOST = '(more hosts than ncclx keeps)';
-/** A header of the byte path and what it parses to (LogCollector.asciiHead). */
-interface AsciiHead {
-  bytes: Uint8Array;
-  prefix: Prefix;
-  /** Its process, once a channel line asked (kept: procs never drops one). */
-  proc: Proc | null;
-  /** learnLauncher has run for it: once it has, running it again changes nothing (the maps only grow). */
-  learned: boolean;
-  /**
-   * The last two headers found in the table right after this one, tried before hashing. They point
-   * only to entries of the table as it was then, so after a clear the old entries go once no line
-   * uses them: at most two tables' worth is alive.
-   */
-  next: AsciiHead | null;
-  next2: AsciiHead | null;
-}
-const HEAD_MAX = 8192;
-/** Longer headers are parsed from their text each time: the table holds at most HEAD_MAX × HEAD_KEEP bytes. */
-const HEAD_KEEP = 512;
-const EMPTY = new Uint8Array(0);
-const keptLine = (raw: string) => own(raw.length > LINE_KEEP ? `${raw.slice(0, LINE_KEEP)}…` : raw);
-
-// The map keys a collector and absorb() must spell alike: a process, a rank of it, a problem.
-const procKey = (host: string, pid: number | null) => `${host}\u0000${pid ?? ''}`;
-const rankKey = (host: string, pid: number | null, rank: number) => `${procKey(host, pid)}\u0000${rank}`;
-const problemKey = (m: ProblemMatch) => `${m.signature.id}\u0000${m.detail.slice(0, 200)}`;
-
-/** cyrb53: a 53-bit string hash, so duplicate detection keeps numbers, not lines. */
-function hash53(str: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < str.length; i++) {
-    const ch = str.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** An interface other nodes cannot reach, in a line that states a consumer's interface. */
-function ifaceOf(f: Fact): ProblemMatch | null {
-  if (f.kind === 'bootstrap') return f.endpoint ? ifaceProblem('bootstrap', [f.endpoint]) : null;
-  if (f.kind === 'socket') return ifaceProblem('socket transport', f.endpoints);
-  if (f.kind === 'ib') return f.oob ? ifaceProblem('IB OOB', [f.oob]) : null;
-  return null;
-}
-
-/** `Last error:` then blanks (spaces, tabs) at the end of a line: the byte path and the scanner test the same. */
-const LAST_ERROR_END = /Last error:[ \t]*$/;
-
-/** Whether the line [a, e) ends with `Last error:` (then blanks). */
-function endsWithLastError(b: AsciiBytes, a: number, e: number): boolean {
-  while (e > a && (b[e - 1] === 32 || b[e - 1] === 9)) e--;
-  if (e - a < LAST_ERROR.length) return false;
-  for (let j = 0; j < LAST_ERROR.length; j++) if (b[e - LAST_ERROR.length + j] !== LAST_ERROR.charCodeAt(j)) return false;
-  return true;
-}
-
-/** Whether bytes [i, e) of b spell s. */
-function sameText(b: AsciiBytes, i: number, e: number, s: string | null): boolean {
-  if (s === null || s.length !== e - i) return false;
-  for (let j = 0; j < s.length; j++) if (b[i + j] !== s.charCodeAt(j)) return false;
-  return true;
-}
-
-/** Keys of `from` that `to` lacks, in `from`'s order (a first statement wins). */
-function addNew<T>(to: Record<string, T>, from: Record<string, T>): void {
-  for (const [k, v] of Object.entries(from)) if (!(k in to)) to[k] = v;
-}
-
-function newHost(host: string): HostState {
-  return { host, pids: new Set(), ncclVersion: null, bootstrap: null, socket: null, ib: null, ibNoDevice: false, ibOob: null, netPlugin: null, pluginMissing: false, transport: null, env: {}, gidIndex: {}, gdr: [], problems: new Map() };
-}
-
 export class LogCollector {
-  private lines = 0;
-  private ncclLines = 0;
-  private truncated = 0;
-  private readonly summary: Omit<LogSummary, 'errors' | 'warnings'> & { socketStated: boolean; ibStated: boolean } = {
-    ncclVersion: null, bootstrap: null, socket: [], socketStated: false, ib: [], ibStated: false, ibOob: null, netPlugin: null, transport: null, env: {},
-  };
-  private readonly hosts = new Map<string, HostState>();
-  private readonly ranks = new Map<string, RankFacts>();
-  private readonly procs = new Map<string, Proc>();
-  /** The process of a header with a host field, by the header object's identity (the hot path). */
-  private readonly procOfPrefix = new Map<Prefix, Proc>();
-  private readonly problems = new Map<string, ProblemState>();
-  private readonly seenWarn = new Set<number>();
-  private capped = 0;
-  /** Launcher task → host, learned from NCCL lines, for bare lines that carry no host. */
-  private readonly taskHost = new Map<string, string>();
-  /** Launcher host (pdsh name, Ray ip) → NCCL's host field, for the same reason. */
-  private readonly launcherHost = new Map<string, string>();
-  private readonly bareVersions = new Map<string, { task: string | null; host: string | null; version: string }>();
-  /** Ranks whose cudaDev a rank line stated (a later statement overrides, the header's device only fills in). */
-  private readonly devStated = new Set<RankFacts>();
-  /** Set by asPart(): the problem events, in order, for absorb(). */
-  private events: ProblemEvent[] | null = null;
-  private eventChars = 0;
-  private eventKeys = new Set<string>();
-  private hostFromMaps = false;
-  private overflowEvents = false;
-  /** How many parts absorb() has taken. */
-  private parts = 0;
+  private readonly counts: LineCounts = { lines: 0, ncclLines: 0, truncated: 0 };
+  private readonly hosts = new HostTable();
+  private readonly problems: ProblemGroups;
+  private readonly text: TextLines;
+  private readonly bytes: ByteLines;
+  private readonly merge: PartMerger;
+
+  /** A collector for the whole input; `part` (LogCollector.part()): for one part of it. */
+  constructor(part = false) {
+    this.problems = new ProblemGroups(this.hosts, part);
+    this.text = new TextLines(this.counts, this.hosts, this.problems);
+    this.bytes = new ByteLines(this.counts, this.hosts, this.text);
+    this.merge = new PartMerger(this.counts, this.hosts, this.problems);
+  }
 
   /** A collector for one part of the input: it also records what absorb() replays. */
   static part(): LogCollector {
-    const c = new LogCollector();
-    c.events = [];
-    return c;
+    return new LogCollector(true);
   }
 
   /** One input line (without its newline). `truncated`: the reader cut it at its line limit. */
   addLine(raw: string, truncated = false): void {
-    this.lines++;
-    if (truncated) this.truncated++;
-    const glued = gluedLines(raw);
-    if (glued) for (const piece of glued) this.statement(piece);
-    else this.statement(raw);
+    this.text.addLine(raw, truncated);
   }
 
-  /** One NCCL statement (a line, or a piece of lines glued together) or a line that is not NCCL's. */
-  private statement(raw: string): void {
-    const l = parseLine(raw);
-    if (!l) {
-      this.bareLine(raw);
-      return;
-    }
-    this.lastErrorNext = false;
-    this.ncclLines++;
-    this.add(l, raw);
-  }
-
-  /** The line after PyTorch's `Last error:` is NCCL's WARN text (line.ts LAST_ERROR); set by that line, used by the next. */
-  private lastErrorNext = false;
-
-  /** A line that is not NCCL's: PyTorch's `Last error:` and the line after it are read, the rest only counted. */
-  private bareLine(raw: string): void {
-    if (this.lastErrorNext) {
-      this.lastErrorNext = false;
-      const { launcher, text } = bareText(raw);
-      if (!text || text.length > LINE_KEEP) return;
-      const m = warnProblem(text);
-      const l = { host: null, launcher };
-      const host = this.hostOf(l);
-      this.usedHost(l);
-      this.record(m, raw, host, 1, null);
-      this.problem(m, raw, host, 1);
-    } else if (raw.length < 256 && raw.length >= LAST_ERROR.length && LAST_ERROR_END.test(raw)) this.lastErrorNext = true;
-  }
-
-  /**
-   * One line of an ASCII chunk: bytes [a, e), without its newline and trailing CR;
-   * k is where its first `NCCL` starts, -1 when it has none. Channel lines, and the
-   * rank and QP lines of each communicator, are read from the bytes in their plain
-   * shape (ascii.ts); other INFO lines skip the cleaning (infoAscii); every other
-   * line is handed to addLine as text, so the result is addLine's either way.
-   */
+  /** One line of an ASCII chunk (ByteLines.addAsciiLine). */
   addAsciiLine(b: AsciiBytes, a: number, e: number, k: number): void {
-    // PyTorch's `Last error:` and the line after it go the text way (rare; the check is on the line's last bytes).
-    if (this.lastErrorNext || (k < 0 && e - a >= 11 && e - a < 256 && endsWithLastError(b, a, e))) {
-      this.addLine(b.latin1Slice(a, e));
-      return;
-    }
-    if (k < 0) {
-      this.lines++;
-      return;
-    }
-    const m = channelHeadAt(b, k, e);
-    if (m >= 0 && this.procs.size < MAX_MAP) {
-      const proc = this.asciiProc(b, a, k);
-      if (proc && channelAt(b, m, e)) {
-        this.lines++;
-        this.ncclLines++;
-        this.channel(proc, channelRead.rank, channelRead.via);
-        return;
-      }
-    }
-    if (m < 0 && this.infoAscii(b, a, e, k)) return;
-    this.addLine(b.latin1Slice(a, e));
+    this.bytes.addAsciiLine(b, a, e, k);
   }
 
-  /** Whether the next line must come to addAsciiLine or addLine, not as a count or a run (the one after PyTorch's `Last error:`). */
+  /** Whether the next line must come to addAsciiLine or addLine, not as a count or a run (the one after PyTorch's `NCCL error in:` or `Last error:`). */
   holdsNextLine(): boolean {
-    return this.lastErrorNext;
+    return this.text.holdsNextLine();
   }
 
   /** n lines with no `NCCL` in them, as addAsciiLine takes each (they only count). */
   addBareLines(n: number): void {
-    this.lines += n;
+    this.bytes.addBareLines(n);
   }
 
-  /**
-   * Consecutive channel lines of one header (bytes [a, k) of the first) and one
-   * rank, as the reader's scanner (wasm/log-scan.c) found them: each distinct via
-   * once, at rec[at + 4i …] as [start, end, hash, lines], in the order first met.
-   * Has the effect of addAsciiLine on each of those lines, or does nothing and
-   * returns false (the reader then gives the lines one by one) when addAsciiLine
-   * would hand any of them to addLine.
-   */
+  /** Consecutive channel lines the scanner found (ByteLines.addChannelRun). */
   addChannelRun(b: AsciiBytes, a: number, k: number, rank: number, rec: Int32Array, at: number, nvia: number): boolean {
-    const h = this.scannedHead(b, a, k);
-    if (!h) return false;
-    const proc = this.headProc(h);
-    for (let i = 0; i < nvia; i++) {
-      const o = at + 4 * i;
-      const n = rec[o + 3]!;
-      this.lines += n;
-      this.ncclLines += n;
-      this.channel(proc, rank, viaAt(b, rec[o]!, rec[o + 1]!, rec[o + 2]!), n);
-    }
-    return true;
+    return this.bytes.addChannelRun(b, a, k, rank, rec, at, nvia);
   }
 
-  /**
-   * A rank line as the scanner read it (rec[at …]: rankAt's fields in
-   * wasm/log-scan.c's R_ order): what infoAscii does with it, or false (nothing
-   * done) when infoAscii would not give it to rankAt.
-   */
+  /** A rank line as the scanner read it (ByteLines.addRankLine). */
   addRankLine(b: AsciiBytes, a: number, k: number, rec: Int32Array, at: number): boolean {
-    const h = this.scannedHead(b, a, k);
-    if (!h) return false;
-    const r = rankRead;
-    r.commStart = rec[at]!;
-    r.commEnd = rec[at + 1]!;
-    r.rank = rec[at + 2]!;
-    r.nranks = rec[at + 3]!;
-    r.cudaDev = rec[at + 4] ? (rec[at + 5] ? -rec[at + 6]! : rec[at + 6]!) : null;
-    r.busStart = rec[at + 7]!;
-    r.busEnd = rec[at + 8]!;
-    r.stage = rec[at + 9] === 1 ? 'start' : rec[at + 9] === 2 ? 'complete' : null;
-    this.lines++;
-    this.ncclLines++;
-    this.learnHead(h);
-    this.rankBytes(b, this.headProc(h), h.prefix);
-    return true;
+    return this.bytes.addRankLine(b, a, k, rec, at);
   }
 
-  /** A QP line as the scanner read it: what infoAscii does with it, or false (nothing done) when infoAscii would not give it to gidAt. */
+  /** A QP line as the scanner read it (ByteLines.addGidLine). */
   addGidLine(b: AsciiBytes, a: number, k: number, ibDev: number, gidIndex: number): boolean {
-    const h = this.scannedHead(b, a, k);
-    if (!h) return false;
-    this.lines++;
-    this.ncclLines++;
-    this.learnHead(h);
-    this.gid(this.headProc(h).host, ibDev, gidIndex);
-    return true;
-  }
-
-  /** The header of a line the scanner read, when it has a host and its process has room; else null (the line is read the ordinary way). */
-  private scannedHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
-    if (this.procs.size + 1 >= MAX_MAP || this.lastErrorNext) return null;
-    const h = this.asciiHead(b, a, k);
-    return h?.prefix.host ? h : null;
-  }
-
-  /**
-   * Any other `NCCL INFO` line of an ASCII chunk, as parseLine would read it
-   * but without cleaning and re-scanning the whole line: false (nothing done)
-   * when the line holds anything clean() or finish() would change, or a
-   * header parseLine would pass over.
-   */
-  private infoAscii(b: AsciiBytes, a: number, e: number, k: number): boolean {
-    if (e - k <= 10 || b[k + 4] !== 32 || b[k + 5] !== 73 || b[k + 6] !== 78 || b[k + 7] !== 70 || b[k + 8] !== 79 || b[k + 9] !== 32) return false; // 'NCCL INFO '
-    const last = b[e - 1]!;
-    if (last <= 32 || last === 93 /* ] */) return false;
-    const h = this.asciiHead(b, a, k);
-    if (!h) return false;
-    const p = h.prefix;
-    // The rank and QP lines NCCL prints for every communicator, read from the bytes as factOf reads their text
-    // (neither is a problem infoProblem or ifaceOf knows); the process comes as for channel lines.
-    if (p.host && this.procs.size < MAX_MAP) {
-      const c = b[k + 10];
-      if ((c === 99 /* c */ || c === 110 /* n */) && rankAt(b, k + 10, e)) {
-        this.lines++;
-        this.ncclLines++;
-        this.learnHead(h);
-        this.rankBytes(b, this.headProc(h), p);
-        return true;
-      }
-      if (c === 78 /* N */ && gidAt(b, k + 10, e)) {
-        this.lines++;
-        this.ncclLines++;
-        this.learnHead(h);
-        this.gid(this.headProc(h).host, gidRead.ibDev, gidRead.gidIndex);
-        return true;
-      }
-    }
-    const message = b.latin1Slice(k + 10, e);
-    if (message.includes('\x1b') || message.includes('\r')) return false;
-    this.lines++;
-    this.ncclLines++;
-    this.add({ level: 'INFO', host: p.host, pid: p.pid, tid: p.tid, cudaDev: p.cudaDev, source: p.source, launcher: p.launcher, message, repeat: 1, prefix: p }, () => b.latin1Slice(a, e));
-    return true;
-  }
-
-  /**
-   * Headers met on the byte path, by a hash of their bytes, with what they
-   * parse to: consecutive lines mostly repeat a header, and comparing its bytes
-   * costs less than making the string to look it up. One entry a hash (a
-   * collision replaces it), cleared past HEAD_MAX; `last` is the entry the
-   * previous line used.
-   */
-  private readonly heads = new Map<number, AsciiHead>();
-  private lastHead: AsciiHead | null = null;
-
-  /** The entry for the header at [a, k): found by its bytes, or parsed and kept; null when clean() would change it or it does not parse. */
-  private asciiHead(b: AsciiBytes, a: number, k: number): AsciiHead | null {
-    const n = k - a;
-    const last = this.lastHead;
-    if (last) {
-      if (last.bytes.length === n && sameBytes(b, a, last.bytes)) return last;
-      // The two headers that followed this one before: a job's threads take turns in a pattern.
-      const x = last.next;
-      if (x && x.bytes.length === n && sameBytes(b, a, x.bytes)) return (this.lastHead = x);
-      const y = last.next2;
-      if (y && y.bytes.length === n && sameBytes(b, a, y.bytes)) return (this.lastHead = y);
-    }
-    if (n > HEAD_KEEP) {
-      const p = this.textPrefix(b, a, k);
-      return p && { bytes: EMPTY, prefix: p, proc: null, learned: false, next: null, next2: null };
-    }
-    let h = 0;
-    for (let i = a; i < k; i++) h = (Math.imul(h, 31) + b[i]!) | 0;
-    let hit = this.heads.get(h);
-    if (!hit || hit.bytes.length !== n || !sameBytes(b, a, hit.bytes)) {
-      const p = this.textPrefix(b, a, k);
-      if (!p) return null;
-      if (this.heads.size >= HEAD_MAX) this.heads.clear();
-      this.heads.set(h, (hit = { bytes: copyBytes(b, a, k), prefix: p, proc: null, learned: false, next: null, next2: null }));
-    }
-    if (last) {
-      last.next2 = last.next;
-      last.next = hit;
-    }
-    this.lastHead = hit;
-    return hit;
-  }
-
-  /** NCCL's header before k parsed from its text, when clean() would leave it as it is; null otherwise. */
-  private textPrefix(b: AsciiBytes, a: number, k: number): Prefix | null {
-    const pre = b.latin1Slice(a, k);
-    if (pre.includes('\x1b') || pre.includes('\r')) return null;
-    return parsePrefix(pre);
-  }
-
-  /** The process of the header before k, or null when addLine must judge the line. Called only while procs is below its bound. */
-  private asciiProc(b: AsciiBytes, a: number, k: number): Proc | null {
-    const h = this.asciiHead(b, a, k);
-    return h?.prefix.host ? this.headProc(h) : null;
-  }
-
-  /** The process of a header with a host, as procOf finds it; called only while procs is below its bound, so it is one procs keeps and the entry may keep it too. */
-  private headProc(h: AsciiHead): Proc {
-    return (h.proc ??= this.procOf({ prefix: h.prefix, host: h.prefix.host, pid: h.prefix.pid }, h.prefix.host!));
-  }
-
-  /** A rank line rankAt() read from b, as fact() takes a rank fact: comm and busId become strings only when they change. */
-  private rankBytes(b: AsciiBytes, proc: Proc, p: Prefix): void {
-    const f = rankRead;
-    const r = this.rankOf(proc, f.rank);
-    if (!r) return;
-    this.rankStated(r, f.nranks, f.cudaDev, p.cudaDev, f.stage === 'complete');
-    // latin1Slice makes a string of its own: nothing to copy (own) as a slice of a read would need.
-    if (f.busStart >= 0 && !sameText(b, f.busStart, f.busEnd, r.busId)) r.busId = b.latin1Slice(f.busStart, f.busEnd);
-    if (!sameText(b, f.commStart, f.commEnd, r.comm)) r.comm = b.latin1Slice(f.commStart, f.commEnd);
-  }
-
-  /**
-   * What a rank line states, read from text or bytes alike: a stated cudaDev overrides and is
-   * remembered as stated (absorb needs it); the header's device only fills in.
-   */
-  private rankStated(r: RankFacts, nranks: number, cudaDev: number | null, headerDev: number | null, complete: boolean): void {
-    r.nranks = nranks;
-    if (cudaDev !== null) {
-      r.cudaDev = cudaDev;
-      this.devStated.add(r);
-    } else if (headerDev !== null && headerDev >= 0) r.cudaDev ??= headerDev;
-    if (complete) r.initComplete = true;
-  }
-
-  /** A `GID` statement of IB device `ibDev` on host h: the first one for a device stands. */
-  private gid(h: HostState, ibDev: number, gidIndex: number): void {
-    if (!(String(ibDev) in h.gidIndex) && Object.keys(h.gidIndex).length < MAX_PER_HOST) h.gidIndex[String(ibDev)] = gidIndex;
-  }
-
-  private learnHead(h: AsciiHead): void {
-    if (h.learned) return;
-    this.learnLauncher(h.prefix);
-    h.learned = true;
-  }
-
-  /** What a line with NCCL's host field teaches about its launcher prefix (see hostOf). */
-  private learnLauncher(l: Pick<LogLine, 'host' | 'launcher'>): void {
-    if (!l.host) return;
-    if (l.launcher.task && !this.taskHost.has(l.launcher.task) && this.taskHost.size < MAX_MAP) this.taskHost.set(l.launcher.task, l.host);
-    if (l.launcher.host && l.launcher.host !== l.host && !this.launcherHost.has(l.launcher.host) && this.launcherHost.size < MAX_MAP) this.launcherHost.set(l.launcher.host, l.host);
-  }
-
-  private hostOf(l: Pick<LogLine, 'host' | 'launcher'>): string {
-    if (l.host) return l.host;
-    if (l.launcher.host) return this.launcherHost.get(l.launcher.host) ?? l.launcher.host;
-    if (l.launcher.task) return this.taskHost.get(l.launcher.task) ?? UNKNOWN_HOST;
-    return UNKNOWN_HOST;
-  }
-
-  /** A line's host was put to use: note when it came from the launcher maps (see CollectorPart.hostFromMaps). */
-  private usedHost(l: Pick<LogLine, 'host' | 'launcher'>): void {
-    if (!l.host && (l.launcher.host || l.launcher.task)) this.hostFromMaps = true;
-  }
-
-  private hostState(name: string): HostState {
-    let h = this.hosts.get(name);
-    if (!h) {
-      if (this.hosts.size >= MAX_HOSTS && name !== OVERFLOW_HOST) {
-        this.capped++;
-        return this.hostState(OVERFLOW_HOST);
-      }
-      this.hosts.set(name, (h = newHost(name)));
-    }
-    return h;
-  }
-
-  private procOf(l: Pick<LogLine, 'prefix' | 'host' | 'pid'>, host: string): Proc {
-    if (l.prefix && l.host) {
-      const hit = this.procOfPrefix.get(l.prefix);
-      if (hit) return hit;
-    }
-    const key = procKey(host, l.pid);
-    let p = this.procs.get(key);
-    if (!p) {
-      if (this.procs.size >= MAX_MAP) {
-        this.capped++;
-        return { host: this.hostState(host), pid: l.pid, byRank: new Map() };
-      }
-      this.procs.set(key, (p = { host: this.hostState(host), pid: l.pid, byRank: new Map() }));
-      if (l.pid !== null) p.host.pids.add(l.pid);
-    }
-    if (l.prefix && l.host) {
-      if (this.procOfPrefix.size > 20_000) this.procOfPrefix.clear();
-      this.procOfPrefix.set(l.prefix, p);
-    }
-    return p;
-  }
-
-  /** `lines`: how many lines asked (a refused rank counts each). */
-  private rankState(proc: Proc, rank: number, lines = 1): RankFacts | null {
-    let r = proc.byRank.get(rank);
-    if (!r) {
-      if (this.ranks.size >= MAX_RANKS) {
-        this.capped += lines;
-        return null;
-      }
-      r = { host: proc.host.host, pid: proc.pid, rank, nranks: null, cudaDev: null, busId: null, comm: null, initComplete: false, transports: {}, netDevices: [], netChannels: 0, gdrChannels: 0 };
-      proc.byRank.set(rank, r);
-      this.ranks.set(rankKey(proc.host.host, proc.pid, rank), r);
-    }
-    return r;
-  }
-
-  /** `raw`: the line, or how to get it (the ASCII path makes the string only when a problem keeps it). */
-  private add(l: LogLine, raw: string | (() => string)): void {
-    // Channel lines are most of a log: straight to their process.
-    if (l.level === 'INFO' && l.host && l.message.charCodeAt(0) === 67 /* C */) {
-      const f = factOf(l.message);
-      if (f?.kind === 'channel') {
-        this.channel(this.procOf(l, l.host), f.rank, f);
-        return;
-      }
-    }
-    const host = this.hostOf(l);
-    this.learnLauncher(l);
-    if (l.level === 'WARN') {
-      if (typeof raw === 'function') raw = raw();
-      const key = hash53(raw.trim());
-      if (this.seenWarn.has(key)) return;
-      if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(key);
-      const m = warnProblem(l.message, l.source);
-      if (l.host) this.procOf(l, l.host);
-      this.usedHost(l);
-      this.record(m, raw, host, l.repeat, key);
-      this.problem(m, raw, host, l.repeat);
-      return;
-    }
-    if (l.level === 'VERSION') {
-      if (l.torchError !== undefined) {
-        if (typeof raw === 'function') raw = raw();
-        const m = torchProblem(l.torchError);
-        this.record(m, raw, host, l.repeat, null);
-        this.problem(m, raw, host, l.repeat);
-      }
-      const f = factOf(l.message);
-      if (f?.kind === 'version') {
-        this.summary.ncclVersion ??= f.version;
-        const key = `${l.launcher.task ?? ''}\u0000${l.launcher.host ?? ''}\u0000${f.version}`;
-        if (!this.bareVersions.has(key) && this.bareVersions.size < MAX_MAP) this.bareVersions.set(key, { task: l.launcher.task, host: l.launcher.host, version: f.version });
-      }
-      return;
-    }
-    if (l.level !== 'INFO') return;
-    const f = factOf(l.message);
-    const p = infoProblem(l.message) ?? (f ? ifaceOf(f) : null);
-    if (p) {
-      if (l.host) this.procOf(l, l.host);
-      this.usedHost(l);
-      if (typeof raw === 'function') raw = raw();
-      this.record(p, raw, host, l.repeat, null);
-      this.problem(p, raw, host, l.repeat);
-    }
-    if (f) {
-      this.usedHost(l);
-      this.fact(f, host, l);
-    } else if (!p && l.host) this.procOf(l, l.host); // a line that states nothing still shows its host and process
-  }
-
-  /** `line`: the kept text of `raw` when the caller has it (a replayed event). */
-  private problem(m: ProblemMatch, raw: string, host: string, repeat: number, line?: string): void {
-    let key = problemKey(m);
-    let p = this.problems.get(key);
-    if (!p && this.problems.size >= MAX_PROBLEMS) {
-      // Past the cap every new signature counts under one entry.
-      this.capped++;
-      key = '\u0000overflow';
-      p = this.problems.get(key);
-      m = { signature: { ...m.signature, id: 'warn:(more distinct warnings than ncclx keeps)', title: 'more distinct warnings than ncclx keeps' }, detail: '' };
-    }
-    if (!p) this.problems.set(own(key), (p = { match: { ...m, signature: { ...m.signature, id: own(m.signature.id) }, detail: own(m.detail.slice(0, 200)) }, line: line ?? keptLine(raw), count: 0, hosts: new Set(), details: new Map() }));
-    p.count += repeat;
-    if (m.facts) for (const [k, v] of Object.entries(m.facts)) addDetail(p, k as DetailKind, v);
-    if (p.hosts.size < MAX_PER_HOST) p.hosts.add(host);
-    const h = this.hostState(host);
-    h.problems.set(m.signature.id, (h.problems.get(m.signature.id) ?? 0) + repeat);
-  }
-
-  /** A part keeps each problem event for absorb(); the line only where replay may need it (a new problem, or a WARN replay may find a duplicate of). */
-  private record(m: ProblemMatch, raw: string, host: string, repeat: number, warn: number | null): void {
-    if (!this.events) return;
-    if (this.events.length >= MAX_EVENTS || this.eventChars >= MAX_EVENT_CHARS) {
-      this.overflowEvents = true;
-      return;
-    }
-    const key = problemKey(m);
-    const first = !this.eventKeys.has(key);
-    if (first) this.eventKeys.add(key);
-    const line = first || warn !== null ? keptLine(raw) : null;
-    this.eventChars += line?.length ?? 0;
-    this.events.push({ match: m, line, host, repeat, warn });
+    return this.bytes.addGidLine(b, a, k, ibDev, gidIndex);
   }
 
   /** This part's state for absorb() (see CollectorPart). */
   part(): CollectorPart {
-    const byProc = [...this.procs.values()];
-    return {
-      lines: this.lines,
-      ncclLines: this.ncclLines,
-      truncated: this.truncated,
-      capped: this.capped,
-      hostFromMaps: this.hostFromMaps,
-      // A part that ends on `Last error:` leaves its next line to the next part, which cannot know: read again whole.
-      unmergeable: this.overflowEvents || this.events === null || this.seenWarn.size >= MAX_DEDUP || this.atBound() || this.lastErrorNext,
-      summary: this.summary,
-      hosts: [...this.hosts.values()].map(({ pids, problems: _p, ...h }) => ({ ...h, pids: [...pids] })),
-      procs: byProc.map((p) => ({ host: p.host.host, pid: p.pid, ranks: [...p.byRank.values()].map((r) => ({ ...r, devStated: this.devStated.has(r) })) })),
-      events: this.events ?? [],
-      taskHost: [...this.taskHost],
-      launcherHost: [...this.launcherHost],
-      bareVersions: [...this.bareVersions],
-    };
+    return this.merge.part(this.text.holdsNextLine());
   }
 
-  /**
-   * Continues with the part that follows what this collector has read, as if
-   * its lines had come next. false when that cannot be exact — a bound was
-   * met, or a line's host depended on what earlier parts taught the launcher
-   * maps — and the caller then reads the whole input again as one.
-   */
+  /** Continues with the part that follows (PartMerger.absorb); false when the whole input must be read again as one. */
   absorb(p: CollectorPart): boolean {
-    if (p.capped > 0 || p.unmergeable || (p.hostFromMaps && this.parts > 0)) return false;
-    this.parts++;
-    this.lines += p.lines;
-    this.ncclLines += p.ncclLines;
-    this.truncated += p.truncated;
-    const s = this.summary;
-    const q = p.summary;
-    s.ncclVersion ??= q.ncclVersion;
-    s.bootstrap ??= q.bootstrap;
-    if (!s.socketStated && q.socketStated) {
-      s.socketStated = true;
-      s.socket = q.socket;
-    }
-    if (!s.ibStated && q.ibStated) {
-      s.ibStated = true;
-      s.ib = q.ib;
-      s.ibOob = q.ibOob;
-    }
-    s.netPlugin ??= q.netPlugin;
-    s.transport ??= q.transport;
-    addNew(s.env, q.env);
-    for (const ph of p.hosts) {
-      const h = this.hostState(ph.host);
-      for (const pid of ph.pids) h.pids.add(pid);
-      h.ncclVersion ??= ph.ncclVersion;
-      h.bootstrap ??= ph.bootstrap;
-      h.socket ??= ph.socket;
-      if (h.ib === null && ph.ib !== null) {
-        h.ib = ph.ib;
-        h.ibOob = ph.ibOob;
-      }
-      h.ibNoDevice ||= ph.ibNoDevice;
-      h.pluginMissing ||= ph.pluginMissing;
-      h.netPlugin ??= ph.netPlugin;
-      h.transport ??= ph.transport;
-      addNew(h.env, ph.env);
-      addNew(h.gidIndex, ph.gidIndex);
-      for (const g of ph.gdr) if (!h.gdr.some((x) => x.hca === g.hca)) h.gdr.push(g);
-    }
-    for (const pp of p.procs) {
-      const key = procKey(pp.host, pp.pid);
-      let proc = this.procs.get(key);
-      if (!proc) this.procs.set(key, (proc = { host: this.hostState(pp.host), pid: pp.pid, byRank: new Map() }));
-      for (const { devStated, ...pr } of pp.ranks) {
-        const r = proc.byRank.get(pr.rank);
-        if (!r) {
-          proc.byRank.set(pr.rank, pr);
-          this.ranks.set(rankKey(pp.host, pp.pid, pr.rank), pr);
-          if (devStated) this.devStated.add(pr);
-          continue;
-        }
-        // The later part's statements override; the header's device only fills in.
-        r.nranks = pr.nranks ?? r.nranks;
-        if (devStated) {
-          r.cudaDev = pr.cudaDev;
-          this.devStated.add(r);
-        } else r.cudaDev ??= pr.cudaDev;
-        r.busId = pr.busId ?? r.busId;
-        r.comm = pr.comm ?? r.comm;
-        r.initComplete ||= pr.initComplete;
-        for (const [t, n] of Object.entries(pr.transports)) r.transports[t] = (Object.hasOwn(r.transports, t) ? r.transports[t]! : 0) + n;
-        for (const d of pr.netDevices) if (!r.netDevices.includes(d)) r.netDevices.push(d);
-        r.netChannels += pr.netChannels;
-        r.gdrChannels += pr.gdrChannels;
-      }
-    }
-    for (const [k, v] of p.taskHost) if (!this.taskHost.has(k)) this.taskHost.set(k, v);
-    for (const [k, v] of p.launcherHost) if (!this.launcherHost.has(k)) this.launcherHost.set(k, v);
-    for (const [k, v] of p.bareVersions) if (!this.bareVersions.has(k)) this.bareVersions.set(k, v);
-    for (const e of p.events) {
-      if (e.warn !== null) {
-        if (this.seenWarn.has(e.warn)) continue;
-        if (this.seenWarn.size < MAX_DEDUP) this.seenWarn.add(e.warn);
-      }
-      this.problem(e.match, '', e.host, e.repeat, e.line ?? '');
-    }
-    return this.capped === 0 && !this.atBound();
-  }
-
-  /** A collection has reached its bound: past it, the order of the lines decides what is kept, which parts read apart do not know. */
-  private atBound(): boolean {
-    if (this.hosts.size >= MAX_HOSTS || this.procs.size >= MAX_MAP || this.ranks.size >= MAX_RANKS || this.problems.size >= MAX_PROBLEMS || this.seenWarn.size >= MAX_DEDUP) return true;
-    if (this.taskHost.size >= MAX_MAP || this.launcherHost.size >= MAX_MAP || this.bareVersions.size >= MAX_MAP) return true;
-    if (Object.keys(this.summary.env).length >= MAX_PER_HOST) return true;
-    for (const h of this.hosts.values()) if (Object.keys(h.env).length >= MAX_PER_HOST || Object.keys(h.gidIndex).length >= MAX_PER_HOST || h.gdr.length >= MAX_PER_HOST) return true;
-    for (const r of this.ranks.values()) if (Object.keys(r.transports).length >= 64 || r.netDevices.length >= MAX_PER_HOST) return true;
-    for (const p of this.problems.values()) if (p.hosts.size >= MAX_PER_HOST) return true;
-    return false;
-  }
-
-  /** The rank the last channel line counted for, so the next line of the same rank skips the lookup. */
-  private lastRank: RankFacts | null = null;
-  private lastRankProc: Proc | null = null;
-
-  /** rankState, remembering the last answer: a rank's lines come in runs. */
-  private rankOf(proc: Proc, rank: number, lines = 1): RankFacts | null {
-    const r = this.lastRank;
-    // A process's RankFacts, once made, stays its own (rankState and absorb only add).
-    if (r !== null && r.rank === rank && this.lastRankProc === proc) return r;
-    const s = this.rankState(proc, rank, lines);
-    if (s) {
-      this.lastRank = s;
-      this.lastRankProc = proc;
-    }
-    return s;
-  }
-
-  /** `lines` channel lines of one rank and via: what one such line does, that many times. */
-  private channel(proc: Proc, rank: number, t: Via, lines = 1): void {
-    const r = this.rankOf(proc, rank, lines);
-    if (!r) return;
-    // Own keys only: a transport named by the log text may be `constructor` or `toString`.
-    if (Object.hasOwn(r.transports, t.transport)) r.transports[t.transport]! += lines;
-    else if (Object.keys(r.transports).length < 64) r.transports[t.transport] = lines;
-    if (t.transport.startsWith('NET/')) {
-      r.netChannels += lines;
-      if (t.gdr) r.gdrChannels += lines;
-      if (t.netDev !== null && !r.netDevices.includes(t.netDev) && r.netDevices.length < MAX_PER_HOST) r.netDevices.push(t.netDev);
-      // Without a `Using network` line, the channel's transport is the one NCCL used; a name other than
-      // NCCL's own (IB, Socket) is a plugin's, as for `Using network`.
-      if (this.summary.transport === null || proc.host.transport === null) {
-        const name = t.transport.slice(4);
-        const plugin = name !== 'IB' && name !== 'Socket';
-        if (this.summary.transport === null) {
-          this.summary.transport = name;
-          if (plugin) this.summary.netPlugin ??= name;
-        }
-        if (proc.host.transport === null) {
-          proc.host.transport = name;
-          if (plugin) proc.host.netPlugin ??= name;
-        }
-      }
-    }
-  }
-
-  private fact(f: Fact, host: string, l: LogLine): void {
-    const proc = this.procOf(l, host);
-    const h = proc.host;
-    const s = this.summary;
-    switch (f.kind) {
-      case 'version':
-        s.ncclVersion ??= f.version;
-        h.ncclVersion ??= f.version;
-        break;
-      case 'env':
-        if (!(f.name in s.env) && Object.keys(s.env).length < MAX_PER_HOST) s.env[f.name] = f.value;
-        if (!(f.name in h.env) && Object.keys(h.env).length < MAX_PER_HOST) h.env[f.name] = f.value;
-        break;
-      case 'bootstrap':
-        if (f.endpoint) {
-          s.bootstrap ??= f.endpoint;
-          h.bootstrap ??= f.endpoint;
-        }
-        break;
-      case 'socket':
-        if (!s.socketStated) {
-          s.socketStated = true;
-          s.socket = f.endpoints;
-        }
-        h.socket ??= f.endpoints;
-        break;
-      case 'ib':
-        if (!s.ibStated) {
-          s.ibStated = true;
-          s.ib = f.devices;
-          s.ibOob = f.oob;
-        }
-        if (h.ib === null) {
-          h.ib = f.devices;
-          h.ibOob = f.oob;
-        }
-        break;
-      case 'ib-none':
-        h.ibNoDevice = true;
-        break;
-      case 'plugin':
-        s.netPlugin ??= f.name;
-        h.netPlugin ??= f.name;
-        break;
-      case 'network':
-        s.transport ??= f.name;
-        h.transport ??= f.name;
-        // NCCL's own networks are IB and Socket; any other name is a plugin's (before 2.18 NCCL says nothing else when one loads).
-        if (f.name !== 'IB' && f.name !== 'Socket') {
-          s.netPlugin ??= f.name;
-          h.netPlugin ??= f.name;
-        }
-        break;
-      case 'rank': {
-        const r = this.rankState(proc, f.rank);
-        if (!r) break;
-        this.rankStated(r, f.nranks, f.cudaDev, l.cudaDev, f.stage === 'complete');
-        if (f.busId && r.busId !== f.busId) r.busId = own(f.busId);
-        if (f.comm && r.comm !== f.comm) r.comm = own(f.comm);
-        break;
-      }
-      case 'channel':
-        this.channel(proc, f.rank, f);
-        break;
-      case 'gid':
-        this.gid(h, f.ibDev, f.gidIndex);
-        break;
-      case 'gdr-hca':
-        if (!h.gdr.some((g) => g.hca === f.hca) && h.gdr.length < MAX_PER_HOST) h.gdr.push({ hca: f.hca, name: f.name, enabled: f.enabled });
-        break;
-      case 'plugin-missing':
-        h.pluginMissing = true;
-        break;
-    }
+    return this.merge.absorb(p);
   }
 
   result(): LogAnalysis {
-    // Bare `NCCL version` lines belong to the host their launcher task showed elsewhere.
-    for (const b of this.bareVersions.values()) {
-      const host = (b.host ? (this.launcherHost.get(b.host) ?? b.host) : undefined) ?? (b.task ? this.taskHost.get(b.task) : undefined);
-      if (!host) continue;
-      const h = this.hostState(host);
-      h.ncclVersion ??= b.version;
-    }
-    // `No device found` is no silent fallback where the job turned IB off (NCCL_IB_DISABLE=1; the line then comes from a plugin's probe).
-    const ibOff = (host: string) => this.hosts.get(host)?.env['NCCL_IB_DISABLE'] === '1';
-    const kept = [...this.problems.values()].filter((p) => p.match.signature.id !== 'ib-no-device' || ![...p.hosts].every(ibOff));
-    const problems = kept.map((p): LogProblem => ({
-      signature: p.match.signature.id,
-      severity: p.match.signature.severity,
-      title: p.match.detail ? `${p.match.signature.title}: ${p.match.detail}` : p.match.signature.title,
-      detail: p.match.detail,
-      line: p.line,
-      ...(p.details.size ? { details: Object.fromEntries([...p.details].map(([k, v]) => [k, [...v]])) } : {}),
-      ...(gidSubnetNote(p) ? { note: gidSubnetNote(p)! } : {}),
-      count: p.count,
-      hosts: [...p.hosts].sort(),
-      meaning: p.match.signature.meaning,
-      causes: p.match.signature.causes,
-      next: p.match.signature.next,
-      reports: p.match.signature.reports,
-    }));
+    const h = this.hosts;
+    h.hostsOfBareVersions();
+    const problems = this.problems.list();
     const ranksOf = new Map<string, Set<number>>();
-    for (const r of this.ranks.values()) {
+    for (const r of h.ranks.values()) {
       let set = ranksOf.get(r.host);
       if (!set) ranksOf.set(r.host, (set = new Set()));
       set.add(r.rank);
     }
     // A host whose own lines state no version (a bare banner without a launcher prefix) runs the log's, when the log states one.
-    const versions = new Set([...this.hosts.values()].map((h) => h.ncclVersion).filter((v) => v !== null));
-    const logVersion = versions.size <= 1 ? this.summary.ncclVersion : null;
-    const hosts: HostFacts[] = [...this.hosts.values()]
-      .map(({ pids, problems: pr, ...h }) => ({
-        ...h,
-        ...impliedBefore26({ ...h, ncclVersion: h.ncclVersion ?? logVersion }),
+    const versions = new Set([...h.hosts.values()].map((x) => x.ncclVersion).filter((v) => v !== null));
+    const logVersion = versions.size <= 1 ? h.summary.ncclVersion : null;
+    const hosts: HostFacts[] = [...h.hosts.values()]
+      .map(({ pids, problems: pr, ...x }) => ({
+        ...x,
+        ...impliedBefore26({ ...x, ncclVersion: x.ncclVersion ?? logVersion }),
         processes: pids.size,
-        ranks: [...(ranksOf.get(h.host) ?? [])].sort((a, b) => a - b),
+        ranks: [...(ranksOf.get(x.host) ?? [])].sort((a, b) => a - b),
         problems: Object.fromEntries(pr),
       }))
       .sort((a, b) => a.host.localeCompare(b.host, 'en', { numeric: true }));
-    const ranks = [...this.ranks.values()].sort((a, b) => a.rank - b.rank || a.host.localeCompare(b.host, 'en', { numeric: true }) || (a.pid ?? 0) - (b.pid ?? 0));
-    const { socketStated, ibStated: _i, ...stated } = this.summary;
+    const ranks = [...h.ranks.values()].sort((a, b) => a.rank - b.rank || a.host.localeCompare(b.host, 'en', { numeric: true }) || (a.pid ?? 0) - (b.pid ?? 0));
+    const { socketStated, ibStated: _i, ...stated } = h.summary;
     const summary = { ...stated, ...impliedBefore26({ ...stated, socket: socketStated ? stated.socket : null }) };
+    const c = this.counts;
     return {
-      input: { lines: this.lines, ncclLines: this.ncclLines, truncatedLines: this.truncated, capped: this.capped },
+      input: { lines: c.lines, ncclLines: c.ncclLines, truncatedLines: c.truncated, capped: this.merge.capped() },
       summary: { ...summary, errors: problems.filter((p) => p.severity === 'error'), warnings: problems.filter((p) => p.severity === 'warn') },
       hosts,
       ranks,

@@ -96,6 +96,21 @@ export function bareText(raw: string): { launcher: LauncherInfo; text: string } 
  */
 export const LAST_ERROR = 'Last error:';
 
+/**
+ * PyTorch's line right after its `NCCL error in: …, NCCL version X`: the name of NCCL's result and what
+ * PyTorch says it means (c10d getNcclErrorDetailStr), e.g. `ncclInternalError: Internal check failed.`.
+ */
+const TORCH_RESULT = /nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError): /;
+
+/** Such a line (after launcher artefacts only): its launcher and its text from the result's name; else null. */
+export function torchResultLine(raw: string): { launcher: LauncherInfo; text: string } | null {
+  const s = clean(raw);
+  const m = TORCH_RESULT.exec(s);
+  if (!m) return null;
+  const { info, rest } = peelLauncher(s.slice(0, m.index));
+  return rest.trim() === '' ? { launcher: info, text: s.slice(m.index).trim() } : null;
+}
+
 /** The launcher/collector artefacts at the start of `text`, and the text after them. */
 function peelLauncher(text: string): { info: LauncherInfo; rest: string } {
   let host: string | null = null;

@@ -28,8 +28,12 @@ export interface ProblemMatch {
   facts?: ProblemFacts;
 }
 
-/** Per occurrence: `peer`, `localGid`, `remoteGid`, `device` of an IB completion error. */
-export type ProblemFacts = Partial<Record<'peer' | 'localGid' | 'remoteGid' | 'device', string>>;
+/**
+ * Per occurrence: `peer`, `localGid`, `remoteGid`, `device` of an IB completion error; `message`: PyTorch's line
+ * after its `NCCL error in:` (`ncclInternalError: Internal check failed.`, line.ts torchResultLine), which the
+ * collector adds.
+ */
+export type ProblemFacts = Partial<Record<'peer' | 'localGid' | 'remoteGid' | 'device' | 'message', string>>;
 
 /** A completion line's peer, GIDs and HCA (net_ib.cc: `from peer %s<%d> … localGid %s remoteGids %s hca %s`). */
 function completionFacts(msg: string): ProblemFacts | undefined {
