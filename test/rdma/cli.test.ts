@@ -1,14 +1,11 @@
 // The built CLI on every fixture node: which ports NCCL uses and which GID
 // index each gets, per NCCL version profile.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
-// The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
-const CLI = join(__dirname, '../helpers/ncclx.mjs');
 const FIX = join(__dirname, '../fixtures');
 const tmp = tempDir('ncclx-ib-');
 
