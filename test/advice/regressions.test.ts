@@ -4,7 +4,6 @@
 // warns against. Each asserts the advice now shown and, where it sets
 // variables, that following it leaves nothing behind.
 
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,12 +15,14 @@ import { link, snapshotOf } from '../unit/helpers.js';
 import { ok, rdmaPart, withParts } from '../unit/kernel-fixtures.js';
 import { doctor, fixture, FIXTURES, recommended } from './cases.js';
 import { fixtureNodes } from './suite.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
 // The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
-const CLI = join(__dirname, '../helpers/ncclx.mjs');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: true });
 const tmp = tempDir('ncclx-advice-');
 const ncclx = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, ...env } });
+  server.spawnSync([...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, ...env } });
 
 const of = (results: CheckResult[], id: string) => results.filter((r) => r.checkId === id);
 const warnOrError = (results: CheckResult[], re: RegExp) => results.filter((r) => (r.severity === 'warn' || r.severity === 'error') && re.test(r.checkId));
@@ -165,4 +166,8 @@ describe('fix plans are checked in the model before they are shown', () => {
     expect(plan.modelCheck).toMatchObject({ remaining: [], newFindings: [] });
     expect(new Set(plan.modelCheck!.resolved.map((x) => x.checkId))).toEqual(claimed);
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['env', '--root', join(__dirname, '../fixtures/roce-bond'), '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { link, snapshotOf } from '../unit/helpers.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
 // The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
-const CLI = join(__dirname, '../helpers/ncclx.mjs');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: true });
 const FIX = join(__dirname, '../fixtures');
 const tmp = tempDir('ncclx-env-');
-const ncclx = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
+const ncclx = (args: string[]) => server.spawnSync([...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
 
 describe('socket exports with names Linux allows', () => {
   const odd = "e$x;('1";
@@ -99,4 +101,8 @@ describe('NCCL_COMM_ID=gpu-node-001:29500 that does not resolve', () => {
     expect(sock001).toMatch(/checked: applied to this node in the model, it resolves this and raises nothing new; SOCK-007, SOCK-008 stay errors until their own fix/);
     expect(sock001).not.toMatch(/raises nothing new\n/);
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['env', '--root', join(FIX, 'roce-one-subnet'), '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

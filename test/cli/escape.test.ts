@@ -1,7 +1,6 @@
 // Control characters from the node — an interface name, a conf-file value, a
 // snapshot string — are shown escaped in every text output, never sent to the
 // terminal; ncclx's own colours still work and cannot be forged by data.
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,8 +8,10 @@ import { tempDir } from '../helpers/tmp.js';
 import { link, snapshotOf } from '../unit/helpers.js';
 import { terminalText, visible } from '../../src/report/display.js';
 import { makeStyle } from '../../src/report/style.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: false });
 const tmp = tempDir('ncclx-escape-');
 // A name Linux accepts (no '/', no whitespace, ≤ 15 bytes) that clears the screen and reverses the line.
 const EVIL = 'e\x1b[2J\u202ex\x9b1m';
@@ -19,7 +20,7 @@ const conf = join(tmp, 'evil.conf');
 writeFileSync(conf, `NCCL_IB_HCA=m\x1b]0;pwned\x07x\nNCCL_SOCKET_IFAC=\x1b[31mred\n`);
 writeFileSync(snap, JSON.stringify(snapshotOf([link('lo', ['127.0.0.1/8']), link(EVIL, ['10.0.0.5/24'])], { env: { NCCL_SOCKET_IFNAME: `=${EVIL}`, NCCL_DEBUG_SUBSYSTEM: '\x1b[2J' } })));
 
-const run = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, ...env } });
+const run = (args: string[], env: Record<string, string> = {}) => server.spawnSync([...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, ...env } });
 /** Escape sequences other than ncclx's own colours (ESC [ digits m). */
 const foreign = (s: string) => s.replace(/\x1b\[\d+m/g, '').match(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g) ?? [];
 
@@ -62,4 +63,8 @@ describe('terminalText', () => {
     expect(visible('\uE000abc:1\uE001')).toBe('\\ue000abc:1\\ue001');
     expect(visible('tab\tand\nnewline stay')).toBe('tab\tand\nnewline stay');
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['explain', '--snapshot', snap, '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

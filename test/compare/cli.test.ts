@@ -1,17 +1,18 @@
 // The built binary on directories of snapshot files, as a user runs it.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cluster } from './helpers.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: false });
 const tmp = mkdtempSync(join(tmpdir(), 'ncclx-compare-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function ncclx(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1' } });
+  const r = server.spawnSync([...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -151,4 +152,8 @@ describe('ncclx compare', () => {
     expect((built.match(/^import .*$/gm) ?? []).filter((l) => /compare/.test(l))).toEqual([]);
     expect(built).toContain("import('../compare/run.js')");
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['doctor', '--json', '--root', join(__dirname, '../fixtures/roce-bond'), '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

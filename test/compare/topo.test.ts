@@ -1,14 +1,15 @@
 // compare holds NCCL's GPU → NIC choice and PCIe link widths across nodes
 // (CMP-070, CMP-071), from the same model as `ncclx topo`.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: false });
 const FIX = join(__dirname, '../fixtures');
 const tmp = tempDir('ncclx-cmp-topo-');
-const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
+const run = (args: string[]) => server.spawnSync([...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
 
 function snap(fixture: string, name: string): string {
   const out = join(tmp, `${name}.json`);
@@ -43,4 +44,8 @@ describe('compare: the GPU ↔ NIC topology across nodes', () => {
     const j = JSON.parse(run(['compare', a, b, '--json', '--nccl-version', '2.28.3']).stdout);
     expect(j.findings.filter((x: { checkId: string }) => x.checkId === 'CMP-070' || x.checkId === 'CMP-071')).toEqual([]);
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['topo', '--json', '--root', join(__dirname, '../fixtures/topo-dgx-h100'), '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

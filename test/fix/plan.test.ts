@@ -1,14 +1,15 @@
 // The planner on the fixture nodes (through the built CLI, dry run) and its
 // pure parts: file merges and rule combinations.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
 import { describe, expect, it } from 'vitest';
 import { mergeNcclConf, mergeSysctlConf } from '../../src/fix/plan.js';
 import { markRules } from '../../src/model/fix/describe.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
 // The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
-const CLI = join(__dirname, '../helpers/ncclx.mjs');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: true });
 const FIX = join(__dirname, '../fixtures');
 const HOME = tempDir('ncclx-fix-home-');
 
@@ -17,7 +18,7 @@ interface Plan {
 }
 
 function fix(node: string, args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, 'fix', '--root', join(FIX, node), '--nccl-version', '2.28.3', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'], HOME, ...env } });
+  const r = server.spawnSync(['fix', '--root', join(FIX, node), '--nccl-version', '2.28.3', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'], HOME, ...env } });
   let json: Plan | null = null;
   try {
     json = JSON.parse(r.stdout) as Plan;
@@ -168,3 +169,6 @@ describe('marking rules', () => {
   });
 });
 
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['fix', '--root', join(FIX, 'roce-one-subnet'), '--nccl-version', '2.28.3', '--json'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
+});

@@ -38,6 +38,18 @@ export interface CliServer {
   run(args: string[], env: Record<string, string>, cwd?: string): ServerRun;
   /** The same call as its own process, exactly as a user runs it. */
   own(args: string[], env: Record<string, string>, cwd?: string): ServerRun;
+  /**
+   * In place of `spawnSync(process.execPath, [CLI, ...args], opts)`: the same answer's fields (status,
+   * stdout, stderr; signal null). A call with `input` runs as its own process (the server's stdin is empty).
+   */
+  spawnSync(args: string[], opts?: { env?: Record<string, string | undefined>; cwd?: string; input?: string | Buffer; [option: string]: unknown }): ServerRun & { signal: null };
+}
+
+/** An environment as spawnSync takes it, without the unset entries. */
+function definedEnv(env: Record<string, string | undefined> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env ?? process.env)) if (v !== undefined) out[k] = v;
+  return out;
 }
 
 /**
@@ -129,6 +141,13 @@ export function cliServer(opts: { faults: boolean }): CliServer {
     own(args, env, cwd) {
       const r = spawnSync(process.execPath, [entry, ...args], { encoding: 'utf8', env, cwd, maxBuffer: 512 * 1024 * 1024 });
       return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    },
+    spawnSync(args, opts = {}) {
+      if (opts.input !== undefined) {
+        const r = spawnSync(process.execPath, [entry, ...args], { encoding: 'utf8', env: definedEnv(opts.env), cwd: opts.cwd, input: opts.input, maxBuffer: 512 * 1024 * 1024 });
+        return { status: r.status, stdout: r.stdout, stderr: r.stderr, signal: null };
+      }
+      return { ...this.run(args, definedEnv(opts.env), opts.cwd), signal: null };
     },
   };
 }

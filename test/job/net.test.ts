@@ -2,7 +2,6 @@
 // warning (issue #24 parts 4 and 5): the model on hand-made inputs, then the
 // built CLI on fixture trees with stand-in plugin libraries — doctor, env
 // and log judge the same way.
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +10,10 @@ import { parseVersion, profileFor } from '../../src/model/nccl/versions.js';
 import { identify } from '../../src/probe/net-plugin.js';
 import type { NetPluginLib, NetPluginPart } from '../../src/model/snapshot/types.js';
 import { tempDir } from '../helpers/tmp.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: false });
 const FIX = join(__dirname, '../fixtures');
 const profile = (v: string) => profileFor(parseVersion(v));
 const names = (v: string, value: string | undefined) => pluginEntries(profile(v), value).map((e) => e.names);
@@ -130,7 +131,7 @@ function efaTree(plugin?: { dir: string; name: string; text: string }): string {
 }
 
 const run = (args: string[], env: Record<string, string> = {}) => {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', NCCL_CONF_FILE: '/dev/null', ...env } });
+  const r = server.spawnSync([...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', NCCL_CONF_FILE: '/dev/null', ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: (() => { try { return JSON.parse(r.stdout); } catch { return null; } })() };
 };
 type Res = { id: string; severity: string; summary: string; remediation: { env?: Record<string, string | null>; advice?: string } | null; verdict?: { resolves: boolean } | null };
@@ -199,4 +200,8 @@ describe('the topology places the socket transport\'s NIC (issue #24 part 7)', (
     const r = run(['topo', '--json', '--root', d, '--nccl-version', '2.28.3'], { LD_LIBRARY_PATH: '/opt/amazon/ofi-nccl/lib' });
     expect(r.json.nics.map((n: { device: string }) => n.device)).toEqual(['rdmap16s27', 'rdmap32s27', 'rdmap144s27', 'rdmap160s27']);
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['explain', '--json', '--root', join(__dirname, '../fixtures/roce-bond'), '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

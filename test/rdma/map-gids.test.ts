@@ -1,14 +1,15 @@
 // `ib map` states as ibdev2netdev prints them (from the carrier file, not
 // operstate) and `ib gids`' footer as show_gids prints it.
-import { spawnSync } from 'node:child_process';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: false });
 const FIX = join(__dirname, '../fixtures');
-const ncclx = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+const ncclx = (args: string[]) => server.spawnSync([...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
 
 describe('ib map follows ibdev2netdev: carrier 1 → Up, else Down, no carrier file → NA', () => {
   const root = join(tempDir('ncclx-map-'), 'node');
@@ -31,4 +32,8 @@ describe('ib gids footer', () => {
     expect(lines[footer]!.split('=')[1]).toBe('12');
     expect(lines[footer + 1]).toBe('* = the index NCCL uses on that port, ? = one it may use');
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['ib', 'map', '--root', join(__dirname, '../fixtures/roce-bond')], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

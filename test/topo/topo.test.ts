@@ -2,7 +2,6 @@
 // NCCL's rules (graph/xml.cc parent walk, paths.cc path types, topo.cc
 // ncclTopoGetLocalNet, paths.cc ncclTopoCheckGdr) by hand — not computed by
 // ncclx — and unit tests of each rule.
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,12 +20,14 @@ import fc from 'fast-check';
 import { parseNvlinkStatus, parseTopoMatrix } from '../../src/model/topo/nvsmi.js';
 import type { TopoFunction, TopoPart } from '../../src/model/snapshot/topo-types.js';
 import type { NcclIbDevice } from '../../src/model/nccl/ib.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// Every CLI call in one ncclx process (test/helpers/cli-server.ts), one checked against its own process.
+const server = cliServer({ faults: false });
 const FIX = join(__dirname, '../fixtures');
 
 function topo(fixture: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, fixture), '--nccl-version', '2.28.3', '--json', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+  const r = server.spawnSync(['topo', '--root', join(FIX, fixture), '--nccl-version', '2.28.3', '--json', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
   expect(r.stderr).toBe('');
   return { status: r.status, d: JSON.parse(r.stdout) };
 }
@@ -79,12 +80,12 @@ describe('fixtures', () => {
     expect(ids(off)).toEqual(['TOPO-010']);
     // Before 2.12.7 NCCL had no PXN; 2.11.4 also does not look for the nvidia_peermem module (only memory_peers), so
     // GPUDirect RDMA is off on the NIC side and both GPUs are routed through the CPU.
-    const old = JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-pcie-nvbridge'), '--nccl-version', '2.11.4', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+    const old = JSON.parse(server.spawnSync(['topo', '--root', join(FIX, 'topo-pcie-nvbridge'), '--nccl-version', '2.11.4', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
     expect(matrix(old)).toEqual(['PHB', 'PHB']);
     expect(old.pairs[1].relay).toBeNull();
   });
   it('Grace Hopper: the NIC behind the Grace CPU is P2C from 2.27.3 and GPUDirect RDMA counts it as C2C; PHB with GPUDirect off in 2.26 (NCCL_NET_GDR_C2C=0) and before (C2C as an NVL link)', () => {
-    const at = (v: string) => JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-gh200'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+    const at = (v: string) => JSON.parse(server.spawnSync(['topo', '--root', join(FIX, 'topo-gh200'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
     const now = at('2.28.3');
     expect(matrix(now)).toEqual(['P2C']);
     expect(now.pairs[0].gdr).toMatchObject({ enabled: true, distance: 'C2C' });
@@ -98,7 +99,7 @@ describe('fixtures', () => {
     // paths.cc ncclTopoCheckGdr: 2.27.3–2.28.x count the P2C NIC as C2C against PXB; from 2.29.2 the default level is
     // P2C (NCCL_NET_GDR_C2C) and the distance stays P2C, so an explicit NCCL_NET_GDR_LEVEL=PXB turns GPUDirect RDMA off.
     const gdrAt = (v: string, env: { [name: string]: string }) =>
-      JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-gh200'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } }).stdout).pairs[0].gdr;
+      JSON.parse(server.spawnSync(['topo', '--root', join(FIX, 'topo-gh200'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } }).stdout).pairs[0].gdr;
     expect(gdrAt('2.30.7', {})).toMatchObject({ enabled: true, distance: 'P2C', level: 'P2C', levelSource: 'default with NCCL_NET_GDR_C2C' });
     expect(gdrAt('2.30.7', { NCCL_NET_GDR_LEVEL: 'PXB' })).toMatchObject({ enabled: false, distance: 'P2C', level: 'PXB' });
     expect(gdrAt('2.28.3', { NCCL_NET_GDR_LEVEL: 'PXB' })).toMatchObject({ enabled: true, distance: 'C2C', level: 'PXB' });
@@ -111,7 +112,7 @@ describe('fixtures', () => {
     expect(d.nics).toMatchObject([{ index: 4, device: 'mlx5_0+mlx5_1+mlx5_2+mlx5_3', bdf: '0000:00:00.0', members: [0, 1, 2, 3].map((i) => ({ index: i, device: `mlx5_${i}` })) }]);
     expect(new Set(nicOf(d))).toEqual(new Set(['mlx5_0+mlx5_1+mlx5_2+mlx5_3']));
     // NCCL_NET_MERGE_LEVEL=LOC: the four NETs as they are, the GPUs spread over them by mirrorBits.
-    const loc = JSON.parse(spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-cloud-flat'), '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', NCCL_NET_MERGE_LEVEL: 'LOC' } }).stdout);
+    const loc = JSON.parse(server.spawnSync(['topo', '--root', join(FIX, 'topo-cloud-flat'), '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', NCCL_NET_MERGE_LEVEL: 'LOC' } }).stdout);
     expect(new Set(matrix(loc))).toEqual(new Set(['PHB PHB PHB PHB']));
     expect(loc.nics.map((n: { bdf: string }) => n.bdf)).toEqual(['0000:00:00.0', '0000:00:00.0', '0000:00:00.0', '0000:00:00.0']);
     expect(nicOf(loc)).toEqual(['mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3', 'mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3']);
@@ -123,7 +124,7 @@ describe('fixtures', () => {
   });
   it('the NIC choice by release: ≥ 2.18.5 mirrors the CUDA index over 4 NICs, 2.12.7–2.18.0 takes it modulo, 2.18.1–2.18.3 hands the mask out in turn', () => {
     const at = (v: string) => {
-      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-cloud-flat'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+      const r = server.spawnSync(['topo', '--root', join(FIX, 'topo-cloud-flat'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
       return nicOf(JSON.parse(r.stdout));
     };
     expect(at('2.18.5')).toEqual(['mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3', 'mlx5_0', 'mlx5_2', 'mlx5_1', 'mlx5_3']);
@@ -170,19 +171,19 @@ describe('fixtures', () => {
     expect(lower.levelSource).toMatch(/ignored/);
   });
   it('text: the matrix, per GPU and the NICs', () => {
-    const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3', '--no-color'], { encoding: 'utf8' });
+    const r = server.spawnSync(['topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3', '--no-color'], { encoding: 'utf8' });
     expect(r.stdout).toMatch(/^ {2}GPU0 {2}PIX\* +PIX +PXN +PXN +PXN/m);
     expect(r.stdout).toMatch(/^ {2}0 +0000:19:00\.0 +0 +mlx5_0 +PIX +48 +on/m);
   });
   it('the doctor says the same findings', () => {
-    const r = spawnSync(process.execPath, [CLI, 'doctor', '--root', join(FIX, 'topo-downtrained'), '--nccl-version', '2.28.3', '--json', '--no-tui'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+    const r = server.spawnSync(['doctor', '--root', join(FIX, 'topo-downtrained'), '--nccl-version', '2.28.3', '--json', '--no-tui'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
     const j = JSON.parse(r.stdout);
     expect(j.results.filter((x: { id: string; severity: string }) => x.id === 'TOPO-012' && x.severity === 'warn')).toHaveLength(1);
   });
 });
 
 describe('--xml: an NCCL_TOPO_FILE', () => {
-  const xml = (fixture: string) => spawnSync(process.execPath, [CLI, 'topo', '--xml', '--root', join(FIX, fixture), '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+  const xml = (fixture: string) => server.spawnSync(['topo', '--xml', '--root', join(FIX, fixture), '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
   it('the PCI tree NCCL builds: CPUs by NUMA node with their cpumap, each switch upstream port with its GPUs and NICs, the net names', () => {
     const r = xml('topo-downtrained');
     expect(r.status).toBe(0);
@@ -221,7 +222,7 @@ describe('--xml: an NCCL_TOPO_FILE', () => {
     expect(r.stderr).toMatch(/mlx5_1: not on the PCI tree/);
   });
   it('--json with --xml is a usage error', () => {
-    const r = spawnSync(process.execPath, [CLI, 'topo', '--xml', '--json', '--root', join(FIX, 'topo-dgx-h100')], { encoding: 'utf8' });
+    const r = server.spawnSync(['topo', '--xml', '--json', '--root', join(FIX, 'topo-dgx-h100')], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/give one/);
   });
@@ -229,7 +230,7 @@ describe('--xml: an NCCL_TOPO_FILE', () => {
 
 describe('a topology file (NCCL_TOPO_FILE, --topo-file)', () => {
   const FILES = join(__dirname, 'files');
-  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-downtrained'), '--nccl-version', '2.28.3', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+  const run = (...args: string[]) => server.spawnSync(['topo', '--root', join(FIX, 'topo-downtrained'), '--nccl-version', '2.28.3', ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
   it('the file\'s tree first, /sys for the rest: the file\'s GPU and NIC sit on sibling Broadcom Gen4 sub-switches, which NCCL folds into their parent (PIX, not PXB); the NIC it does not hold stays where /sys has it', () => {
     const r = run('--topo-file', join(FILES, 'dgx-a100-excerpt.xml'), '--json');
     expect(r.stderr).toBe('');
@@ -245,7 +246,7 @@ describe('a topology file (NCCL_TOPO_FILE, --topo-file)', () => {
   it('round trip: --xml written on a node and read back gives the same paths and choices', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ncclx-topo-xml-'));
     try {
-      const xml = spawnSync(process.execPath, [CLI, 'topo', '--xml', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3'], { encoding: 'utf8' }).stdout;
+      const xml = server.spawnSync(['topo', '--xml', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3'], { encoding: 'utf8' }).stdout;
       writeFileSync(join(dir, 't.xml'), xml);
       const a = topo('topo-dgx-h100', '--pxn-disable').d;
       const b = topo('topo-dgx-h100', '--pxn-disable', '--topo-file', join(dir, 't.xml')).d;
@@ -435,7 +436,7 @@ describe('the rules', () => {
   });
   it('PXN after NCCL_P2P_LEVEL / NCCL_P2P_DISABLE (ncclTopoCheckP2p sends the pairs beyond the level through the CPU) and, from 2.30.3, only through a relay with GPUDirect RDMA reads', () => {
     const row0 = (v: string, env: { [name: string]: string }) => {
-      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } });
+      const r = server.spawnSync(['topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } });
       const d = JSON.parse(r.stdout);
       return { row: d.matrix[0].map((c: { path: string }) => c.path).join(' '), notes: d.notes.join('\n') };
     };
@@ -498,7 +499,7 @@ describe('the rules', () => {
         return k && ((gpu === 3 && (k[1] === '3' || k[1] === '5')) || gpu === 6) ? l.replace('26.562 GB/s', '<inactive>') : l;
       });
       writeFileSync(join(dir, 'commands/nvidia-smi-nvlink-s.txt'), edited.join('\n'));
-      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', dir, '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
+      const r = server.spawnSync(['topo', '--root', dir, '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
       const d = JSON.parse(r.stdout);
       expect(d.gpus[3].nvlinks).toEqual({ active: 16, gbps: 424.992, inactive: [3, 5] });
       expect(d.gpus[6].nvlinks).toEqual({ active: 0, gbps: 0, inactive: Array.from({ length: 18 }, (_, i) => i) });
@@ -507,7 +508,7 @@ describe('the rules', () => {
         'GPU 3 (0000:3d:00.0): 2 of its 18 NVLinks are inactive (link 3, 5): NCCL counts the 16 active ones only, so its NVLink bandwidth is 16/18 of what it should be',
         `GPU 6 (0000:bb:00.0): 18 of its 18 NVLinks are inactive (link ${Array.from({ length: 18 }, (_, i) => i).join(', ')}): NCCL sees no NVLink on it, so its peers reach it over PCIe and no PXN goes through it`,
       ]);
-      const doc = JSON.parse(spawnSync(process.execPath, [CLI, 'doctor', '--root', dir, '--nccl-version', '2.28.3', '--json', '--only', 'TOPO-014'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+      const doc = JSON.parse(server.spawnSync(['doctor', '--root', dir, '--nccl-version', '2.28.3', '--json', '--only', 'TOPO-014'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
       expect(doc.results.map((x: { id: string; severity: string }) => `${x.id} ${x.severity}`)).toEqual(['TOPO-014 warn', 'TOPO-014 warn']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -526,7 +527,7 @@ describe('the rules', () => {
 
   it('point-to-point NICs (search.cc ncclTopoGetNetDev) on the DGX: the peer\'s rail through its NVLink GPU by default; NCCL_CROSS_NIC=0, NCCL_P2P_PXN_LEVEL and the release change it', () => {
     const p2p = (v: string, env: { [name: string]: string } = {}) => {
-      const r = spawnSync(process.execPath, [CLI, 'topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } });
+      const r = server.spawnSync(['topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', v, '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent', ...env } });
       const d = JSON.parse(r.stdout);
       // "nic@proxy" per peer device, with the NIC as named.
       return d.p2p.map((row: { nic: number; proxy: number }[]) => row.map((c) => `${d.nics[c.nic].device}@${c.proxy}`).join(' '));
@@ -551,7 +552,7 @@ describe('the rules', () => {
   });
 
   it('a fused NIC across point-to-point subnets (IB-035) is in ncclx topo too, in the words of ncclx ib', () => {
-    const run = (cmd: string) => JSON.parse(spawnSync(process.execPath, [CLI, cmd, '--root', join(FIX, 'mesh-direct'), '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
+    const run = (cmd: string) => JSON.parse(server.spawnSync([cmd, '--root', join(FIX, 'mesh-direct'), '--nccl-version', '2.28.3', '--json'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } }).stdout);
     const fromTopo = run('topo').findings.filter((f: { id: string }) => f.id === 'IB-035');
     const fromIb = run('ib').findings.filter((f: { id: string }) => f.id === 'IB-035');
     expect(fromTopo).toHaveLength(1);
@@ -684,4 +685,8 @@ describe('the rules', () => {
       expect(nets(system('2.28.3', { NCCL_NET_MERGE_LEVEL: 'LOC' }, six))).toHaveLength(6);
     });
   });
+});
+
+it('the CLI server answers as its own process does', () => {
+  sameAsOwnProcess(server, ['topo', '--root', join(FIX, 'topo-dgx-h100'), '--nccl-version', '2.28.3', '--json'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });
