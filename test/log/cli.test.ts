@@ -10,15 +10,26 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 
 const CLI = join(__dirname, '../../dist/cli.js');
 const CORPUS = join(__dirname, 'corpus');
 const FIX = join(__dirname, '../fixtures');
 const tmp = tempDir('ncclx-log-');
 
+// Calls that read files go to the test file's CLI server (test/helpers/cli-server.ts, checked below);
+// a call that reads standard input runs as its own process (the server's is read once).
+const server = cliServer({ faults: false });
 function ncclx(args: string[], input?: string | Buffer, env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, 'log', ...args], { input, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp, ...env }, timeout: 60_000, maxBuffer: 64 << 20 });
+  const fullEnv = { PATH: process.env['PATH'] ?? '', HOME: tmp, ...env };
+  const readsFilesOnly = input === undefined && !args.includes('-') && args.some((a) => a.startsWith('/'));
+  if (readsFilesOnly) return server.spawnSync(['log', ...args], { env: fullEnv });
+  return spawnSync(process.execPath, [CLI, 'log', ...args], { input, encoding: 'utf8', env: fullEnv, timeout: 60_000, maxBuffer: 64 << 20 });
 }
+
+it('the CLI server answers as its own process does (the whole corpus, --json)', () => {
+  sameAsOwnProcess(server, ['log', '--json', CORPUS], { PATH: process.env['PATH'] ?? '', HOME: tmp });
+});
 const json = (args: string[], input?: string | Buffer, env?: Record<string, string>) => {
   const r = ncclx([...args, '--json'], input, env);
   return { status: r.status, stderr: r.stderr, d: r.stdout ? JSON.parse(r.stdout) : null };
