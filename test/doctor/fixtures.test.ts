@@ -292,6 +292,14 @@ describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => 
 });
 
 describe('RoCE netdevs without IPv4: left out of the candidate set', () => {
+  it('ib8-storage: the report prints the peer set once, not once per left-out port (issue #25)', () => {
+    const count = (extra: string[]) => {
+      const r = ncclx(['doctor', '--root', join(FIX, 'ib8-storage'), '--nccl-version', VERSION, ...extra]);
+      return r.out.split('RDMA_PEER_IFACES=ibp24s0 ').length - 1;
+    };
+    expect(count([])).toBeLessThanOrEqual(1);
+    expect(count(['-v'])).toBe(1);
+  });
   it('ib8-storage: the uncabled storage ports, by netdev and HCA port, in one result that says their ports are DOWN (no address advice); the peer line keeps the others', () => {
     const j = runs['ib8-storage']!.j;
     const [down] = of(j, 'CAND-001', 'info');
