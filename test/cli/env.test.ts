@@ -64,6 +64,11 @@ describe('RDMA exports on fixture nodes', () => {
     expect(cur.NCCL_IB_GID_INDEX).toBeUndefined();
     expect(cur.RDMA_PEER_IFACES.split(' ')).toHaveLength(8);
   });
+  it('the file says who reads RDMA_PEER_IFACES: not NCCL nor PyTorch, but the launch scripts and --peer-ifaces on the peer (issue #25; docs/advice.md)', () => {
+    const out = ncclx(['env', '--root', join(FIX, 'roce-one-subnet'), '--nccl-version', '2.28.3']).stdout;
+    expect(out).toMatch(/^export RDMA_PEER_IFACES='enp/m);
+    expect(out).toMatch(/^# RDMA_PEER_IFACES: .*\(NCCL and PyTorch do not read it: the job's launch scripts do .*ncclx env --peer-ifaces on the peer node\)$/m);
+  });
   it('--peer-ifaces keeps only the set both nodes have', () => {
     const r = ncclx(['env', '--root', join(FIX, 'roce-one-subnet'), '--format', 'json', '--nccl-version', '2.28.3', '--peer-ifaces', 'enp12s0np0 enp42s0np0 ens9']);
     const j = JSON.parse(r.stdout);

@@ -229,6 +229,13 @@ describe('every fixture node', () => {
 
 describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => {
   const j = () => runs['roce-one-subnet']!.j;
+  it('TOPO-010: GPUDirect RDMA off for all 8 GPUs is one warning in the GPUDirect RDMA family, saying what it costs and what would enable it (issue #25)', () => {
+    const rs = j().results.filter((r) => r.id === 'TOPO-010' && r.severity !== 'ok' && r.severity !== 'na');
+    expect(rs.map((r) => [r.family, r.severity])).toEqual([['gdr', 'warn']]);
+    expect(rs[0]!.summary).toMatch(/^GPUDirect RDMA is off for every GPU \(8\): .*PHB, beyond PXB/);
+    expect((rs[0] as Result & { why: string }).why).toMatch(/stages every transfer through host memory: a copy per transfer, lower inter-node bandwidth/);
+    expect(rs[0]!.remediation!.advice).toMatch(/behind the GPU's own PCIe switch.*NCCL_NET_GDR_LEVEL=PHB allows GPUDirect RDMA/);
+  });
   it('ARP-001 names the shared subnet and all eight rails with their HCA ports', () => {
     const [r] = of(j(), 'ARP-001');
     expect(r!.summary).toMatch(/^8 RDMA netdevs share 172\.16\.0\.0\/24: enp12s0np0, enp42s0np0, .*enp213s0np0/);
@@ -304,6 +311,14 @@ describe('roce-one-subnet: 8 RoCE rails in one /24 with default sysctls', () => 
 });
 
 describe('RoCE netdevs without IPv4: left out of the candidate set', () => {
+  it('ib8-storage: the report prints the peer set once, not once per left-out port (issue #25)', () => {
+    const count = (extra: string[]) => {
+      const r = ncclx(['doctor', '--root', join(FIX, 'ib8-storage'), '--nccl-version', VERSION, ...extra]);
+      return r.out.split('RDMA_PEER_IFACES=ibp24s0 ').length - 1;
+    };
+    expect(count([])).toBeLessThanOrEqual(1);
+    expect(count(['-v'])).toBe(1);
+  });
   it('ib8-storage: the uncabled storage ports, by netdev and HCA port, in one result that says their ports are DOWN (no address advice); the peer line keeps the others', () => {
     const j = runs['ib8-storage']!.j;
     const [down] = of(j, 'CAND-001', 'info');

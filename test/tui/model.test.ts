@@ -17,6 +17,21 @@ async function ib8(): Promise<NodeInput> {
 const gidOf = (m: ReturnType<typeof computeModel>, dev: string) => m.ib.report.devices.find((d) => d.name === dev)!.ports[0]!.gidIndex;
 
 describe('what-if model on ib8-storage', () => {
+  // Issue #25 case 7: a finding that merely stops applying is not "resolved".
+  it('a typo in NCCL_SOCKET_IFNAME resolves nothing: TOPO-010 no longer applies (gone), SOCK-001 is new; a real fix (NCCL_IB_HCA) is "resolved"', async () => {
+    const node = await ib8();
+    const base = computeModel(node, {});
+    expect(base.run.results.filter((r) => r.checkId === 'TOPO-010' && r.severity !== 'ok' && r.severity !== 'na').length).toBeGreaterThan(0);
+    const typo = problemDiff(base.run.results, computeModel(node, { NCCL_SOCKET_IFNAME: '=eno11' }).run.results);
+    expect(typo.filter((d) => d.change === 'resolved')).toEqual([]);
+    expect(typo.filter((d) => d.result.checkId === 'TOPO-010').map((d) => d.change)).toEqual(['gone']);
+    expect(typo.filter((d) => d.change === 'new').map((d) => d.result.checkId)).toContain('SOCK-001');
+    const hca = '=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_6:1,mlx5_7:1,mlx5_8:1,mlx5_9:1';
+    const fixed = problemDiff(base.run.results, computeModel(node, { NCCL_IB_HCA: hca }).run.results);
+    expect(fixed.filter((d) => d.result.checkId === 'IB-015').map((d) => d.change)).toEqual(['resolved']);
+    // (IB-009 stays, as information: the DOWN ports are no longer among the ones NCCL is told to use.)
+    expect(fixed.filter((d) => d.change === 'new' && (d.result.severity === 'warn' || d.result.severity === 'error'))).toEqual([]);
+  });
   it('NCCL_SOCKET_IFNAME moves every consumer, and the findings follow', async () => {
     const node = await ib8();
     const base = computeModel(node, {});

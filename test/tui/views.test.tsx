@@ -201,6 +201,19 @@ describe('RDMA', () => {
 });
 
 describe('What-if', () => {
+  it('a name that matches nothing: new errors first, then what no longer applies, marked apart from "resolved" (issue #25)', async () => {
+    const app = renderApp({ snapshot: await load(), initialView: 'whatif' });
+    await app.waitFor(/^Result/m);
+    await app.press(KEY.enter);
+    await app.waitFor(/editing/);
+    await app.press('=', 'e', 'n');
+    await app.waitFor(/^bootstrap +✗ none/m);
+    await app.press(KEY.enter);
+    await app.press(KEY.pageDown, KEY.pageDown, KEY.pageDown, KEY.pageDown);
+    const below = await app.waitFor(/no longer applies: /);
+    expect(below).toMatch(/^· \[!\] TOPO-010 +no longer applies: /m);
+    expect(below).not.toMatch(/resolved: /);
+  });
   it('editing NCCL_SOCKET_IFNAME updates the selection and the findings on every keystroke', async () => {
     const app = renderApp({ snapshot: await load(), initialView: 'whatif' });
     await app.waitFor(/^Result/m);

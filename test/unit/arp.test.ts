@@ -4,6 +4,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { fixText } from '../helpers/remediation.js';
+import { ALL_CHECKS } from '../../src/checks/registry.js';
+import { runDoctor } from '../../src/checks/run.js';
+import { verifyRun } from '../../src/checks/verify.js';
 import { arpSettings, COMBINE, combine, memberHealthy, routeFrom, sharedSubnets } from '../../src/model/linux/arp.js';
 import { rdmaNetdevs } from '../../src/model/linux/rdma-netdevs.js';
 import { parseV4Prefix } from '../../src/model/linux/ip.js';
@@ -291,5 +294,16 @@ describe('what ARP settings are healthy, on both sides of each value (memberHeal
     expect(memberHealthy(twoRails({ conf: GOOD_ARP }), 'ens2f0np0')).toBe(false);
     expect(healthy({ ...GOOD_ARP, ens1f0np0: { arp_ignore: { error: 'EACCES' } } })).toBe(false);
     expect(memberHealthy(twoRails(null), 'ens1f0np0')).toBe(false);
+  });
+});
+
+// Issue #25 case 1: the sysctls alone would turn ARP-004 into an error; each finding's commands are checked
+// alone in the kernel model (src/checks/verify.ts) before they are shown, as env remediations are.
+describe('ARP remediations, each applied alone in the kernel model before it is shown', () => {
+  it('two rails on one subnet with kernel defaults: every ARP-002 and ARP-004 fix resolves its finding and raises nothing new', () => {
+    const run = verifyRun(runDoctor(ALL_CHECKS, ctxFor(twoRails({}))));
+    const arp = run.results.filter((r) => /^ARP-00[24]$/.test(r.checkId) && (r.severity === 'warn' || r.severity === 'error'));
+    expect(arp.map((r) => r.checkId).sort()).toEqual(['ARP-002', 'ARP-002', 'ARP-004']);
+    for (const r of arp) expect(r.verdict, `${r.checkId} ${r.summary}`).toMatchObject({ resolves: true, newFindings: [], withheld: false });
   });
 });

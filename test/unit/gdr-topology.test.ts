@@ -55,6 +55,16 @@ describe('GDR-001 peer memory or DMA-BUF', () => {
     const old = snapshotOf([link('eth0', ['10.0.0.1/24'])]);
     expect(check(ctxFor(old), 'GDR-001').map((r) => r.severity)).toEqual(['unknown']);
   });
+  it('RDMA and no GPU: does not apply, no modprobe (issue #25); the same node with a GPU and no peer memory: a warning that loads nvidia_peermem', () => {
+    const noGpu: NodeSnapshot = { ...node([]), pci: pci([], []) };
+    expect(brief(check(ctxFor(noGpu, '2.12.12'), 'GDR-001'))).toEqual([['na', 'no NVIDIA GPU on this node: GPUDirect RDMA does not apply']]);
+    expect(brief(check(ctxFor(noGpu), 'GDR-001'))).toEqual([['na', 'no NVIDIA GPU on this node: GPUDirect RDMA does not apply']]);
+    const oneGpu: NodeSnapshot = { ...node([]), pci: pci([], [{ bdf: '0000:a0:00.0' }]) };
+    const [r] = check(ctxFor(oneGpu, '2.12.12'), 'GDR-001');
+    expect(r!.severity).toBe('warn');
+    expect(r!.summary).toMatch(/GPUDirect RDMA is off for all 1 GPU$/);
+    expect(r!.remediation!.commands).toEqual([['modprobe', 'nvidia_peermem']]);
+  });
 });
 
 describe('GDR-002 peer-memory caveats of older NCCL', () => {
