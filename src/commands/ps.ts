@@ -31,8 +31,8 @@ export function registerPsCommand(program: Command): void {
       // `ip` is started first: it reads this namespace on the other core while the maps files are read.
       const { startCommand, runnerWith, IP_ADDR_COMMAND } = await import('../probe/runner.js');
       const ip = startCommand(IP_ADDR_COMMAND);
-      const { candidatePidsParallel } = await import('../probe/ps-scan.js');
-      const first = await candidatePidsParallel();
+      const { candidatePids } = await import('../probe/ps-scan.js');
+      const first = candidatePids();
       const report = await import('../report/ps-text.js');
       let scan: PsScan = { processes: [], scanned: first.scanned, unreadable: first.unreadable, asRoot: typeof process.getuid === 'function' && process.getuid() === 0, warnings: [] };
       let rows: PsRow[] = [];

@@ -6,8 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { candidatePids, candidatePidsParallel } from '../../src/probe/ps-scan.js';
-import { build } from 'esbuild';
+import { candidatePids } from '../../src/probe/ps-scan.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CHUNK = 1 << 18;
@@ -56,26 +55,5 @@ describe('ps first pass', () => {
     expect(c.pids).toContain(pid);
     expect(c.pids).not.toContain(none);
     expect(c.scanned).toBeGreaterThan(2);
-    // With a worker thread reading part of /proc (forced here: this machine has fewer processes than
-    // PARALLEL_FROM), the same processes are found, in /proc's order, and the same number scanned.
-    const both = await candidatePidsParallel(2, 0);
-    expect(both.workers).toBe(1);
-    expect(both.pids).toContain(pid);
-    expect(both.pids).not.toContain(none);
-    const settled = (x: typeof c) => x.pids.filter((p) => p === pid || p === none);
-    expect(settled(both)).toEqual(settled(c));
-    expect(Math.abs(both.scanned - c.scanned)).toBeLessThan(20);
-    // One thread below the threshold, or with one CPU.
-    expect((await candidatePidsParallel(1, 0)).workers).toBeUndefined();
-    expect((await candidatePidsParallel(2, 1e9)).workers).toBeUndefined();
-  }, 30_000);
-
-  it('the worker runs from a bundle built as the single executable is (keepNames, minified syntax)', async () => {
-    const dir = tempDir('ncclx-ps-bundle-');
-    const out = join(dir, 'ps-scan.cjs');
-    // The options of scripts/build-exe.mjs that change a function's text.
-    await build({ entryPoints: [join(__dirname, '../../src/probe/ps-scan.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', minifyWhitespace: true, minifySyntax: true, keepNames: true, outfile: out, logLevel: 'silent' });
-    const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(out)}).candidatePidsParallel(2, 0).then((c) => console.log(c.workers))`], { encoding: 'utf8' });
-    expect(r.stdout.trim(), r.stderr).toBe('1');
   }, 30_000);
 });
