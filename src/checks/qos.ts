@@ -49,6 +49,34 @@ function markingRemediation(ctx: CheckContext, dscp: number): Remediation | null
   );
 }
 
+// Evidence of one qdisc of one capture: written once (the doctor runs again for every environment and kernel change it verifies advice under).
+const qdiscEvidenceMemo = new WeakMap<object, WeakMap<object, Evidence>>();
+
+function qdiscEvidence<Q extends object>(capture: Parameters<typeof commandEvidence>[0], q: Q): Evidence {
+  let byQdisc = qdiscEvidenceMemo.get(capture);
+  if (!byQdisc) qdiscEvidenceMemo.set(capture, (byQdisc = new WeakMap()));
+  let ev = byQdisc.get(q);
+  if (!ev) byQdisc.set(q, (ev = commandEvidence(capture, JSON.stringify(q))));
+  return ev;
+}
+
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/**
+ * A qdisc handle's major number as text without leading zeros: tc prints the
+ * default mq as handle "0:" and its children with parent ":1"…":N" (empty = 0).
+ * Written as a loop: an mq root has a child per queue, walked on every doctor run.
+ */
+function handleMajor(h: string): string {
+  const colon = h.indexOf(':');
+  const end = colon < 0 ? h.length : colon;
+  if (end === 0) return '0';
+  // Leading zeros go, but one stays before the end or a line break (as /^0+(?=.)/ does).
+  let i = 0;
+  while (i < end - 1 && h.charCodeAt(i) === 48 && !LINE_BREAK.test(h[i + 1]!)) i++;
+  return h.slice(i, end);
+}
+
 // ---------------------------------------------------------------------------
 // QOS-001: root qdiscs
 
@@ -88,11 +116,10 @@ const rootQdisc: Check = {
         continue;
       }
       // Under a multiqueue root (mq), each queue has its own child qdisc.
-      // tc prints the default mq as handle "0:" and its children with parent ":1"…":N": compare major numbers, empty = 0.
-      const major = (h: string) => (h.split(':')[0] || '0').replace(/^0+(?=.)/, '');
-      const children = root.handle ? mine.filter((q) => q !== root && q.parent !== undefined && major(q.parent) === major(root.handle!)) : [];
+      const rootMajor = root.handle ? handleMajor(root.handle) : null;
+      const children = rootMajor !== null ? mine.filter((q) => q !== root && q.parent !== undefined && handleMajor(q.parent) === rootMajor) : [];
       const kinds = [root, ...children];
-      const ev = kinds.map((q) => commandEvidence(kernel.qdiscs, JSON.stringify(q)));
+      const ev = kinds.map((q) => qdiscEvidence(kernel.qdiscs, q));
       const shaping = kinds.filter((q) => SHAPING.has(q.kind));
       const classful = kinds.filter((q) => CLASSFUL_OR_AQM.has(q.kind));
       const desc = `${describeQdisc(root)}${children.length ? ` over ${[...new Set(children.map((c) => c.kind))].join(', ')}` : ''}`;

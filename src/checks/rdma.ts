@@ -62,7 +62,16 @@ function modelOf(ctx: CheckContext): IbModel {
   return ctx.memo('ibModel', () => ibModel(ctx.snapshot, { ncclVersion: ctx.options.ncclVersion }));
 }
 
+// One model serves every IB check of a run, and the runs of the same environment: its evidence is written once.
+const evidenceMemo = new WeakMap<IbModel, Evidence[]>();
+
 function evidenceOf(m: IbModel): Evidence[] {
+  let ev = evidenceMemo.get(m);
+  if (!ev) evidenceMemo.set(m, (ev = modelEvidence(m)));
+  return ev;
+}
+
+function modelEvidence(m: IbModel): Evidence[] {
   const r = m.report;
   const used = r.devices.flatMap((d) => d.ports.filter((p) => p.usedByNccl).map((p) => `${d.name}:${p.port}${p.gidIndex !== null ? ` GID ${p.gidIndex}` : ''}`));
   return [{ kind: 'value', source: `ncclx model of NCCL ${r.ncclVersion} IB transport`, value: used.length ? `ports used: ${used.join(', ')}` : 'no port used' }];

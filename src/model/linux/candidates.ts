@@ -4,6 +4,7 @@
 // netdev (its GIDs are derived from it), and uplinks carry no RDMA traffic.
 
 import type { NodeSnapshot } from '../snapshot/types.js';
+import { snapshotMemo } from '../snapshot/memo.js';
 import { rdmaLinkLayer, rdmaNetdevs } from './rdma-netdevs.js';
 
 export interface CandidateOptions {
@@ -34,7 +35,16 @@ export interface CandidateSet {
   peerLine: string;
 }
 
+// The doctor asks for the set under every environment and kernel change it
+// verifies advice under (src/checks/verify.ts); it reads neither (only this
+// file and rdma-netdevs.ts), so it is built once per node and options.
+const candidatesMemo = snapshotMemo<CandidateSet>(['env', 'kernel'], (s) => s.network);
+
 export function rdmaCandidates(snapshot: NodeSnapshot, options: CandidateOptions): CandidateSet {
+  return candidatesMemo(snapshot, [options.uplinkRegex.source, options.uplinkRegex.flags, options.include], () => buildCandidates(snapshot, options));
+}
+
+function buildCandidates(snapshot: NodeSnapshot, options: CandidateOptions): CandidateSet {
   const triples = rdmaNetdevs(snapshot);
   const order: string[] = [];
   const devices = new Map<string, string[]>();

@@ -8,11 +8,12 @@ import { parseNumbered, parseRateGbps, roceMtuFor, selectIbDevices, sysError, sy
 import { selectSocketInterfaces } from './socket.js';
 import { versionString, type Profile } from './versions.js';
 import { originLabel, withFlags, type EffectiveEnv } from './conf.js';
-import type { RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../snapshot/rdma-types.js';
+import type { GidEntry, RdmaDevice, RdmaPart, RdmaPort, SysfsRead } from '../snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
 import { reasoningContext } from './explain.js';
 import type { DeviceReport, IbReport, NetdevView, PortReport } from './ib-types.js';
 import { append } from '../list.js';
+import { snapshotMemo } from '../snapshot/memo.js';
 
 export type { DeviceReport, IbReport, NetdevView, PortReport };
 
@@ -110,6 +111,26 @@ export function bondOf(d: RdmaDevice, snap: NodeSnapshot, netdevs: NetdevView[])
   return { members, netdev: bondNetdev?.name ?? null };
 }
 
+// The table's counts are the same under every environment: counted once per table.
+const countsOf = new WeakMap<readonly GidEntry[], { configured: number; unreadableTypes: number }>();
+const NONZERO_HEX = /[1-9a-fA-F]/;
+
+/** Entries set (not all zeros), and of them those whose type cannot be read (not ENOENT). */
+function gidCounts(gids: readonly GidEntry[]): { configured: number; unreadableTypes: number } {
+  let c = countsOf.get(gids);
+  if (!c) {
+    c = { configured: 0, unreadableTypes: 0 };
+    for (const g of gids) {
+      if (typeof g.gid !== 'string' || g.gid === ZERO_GID || !NONZERO_HEX.test(g.gid)) continue;
+      c.configured++;
+      const e = sysError(g.type);
+      if (e !== null && e !== 'ENOENT') c.unreadableTypes++;
+    }
+    countsOf.set(gids, c);
+  }
+  return c;
+}
+
 function gidFields(port: RdmaPort, sel: GidSelection | null, linkLayer: string | null) {
   // An explicit index outside the table is still the index NCCL uses (and fails with): say it.
   const idx = sel?.outcome.kind === 'index' ? sel.outcome.index : sel?.outcome.kind === 'failure' ? sel.outcome.index ?? null : null;
@@ -136,34 +157,15 @@ export interface IbModel {
 // Verifying advice builds the IB model of the same node under several
 // environments, often the same one twice (the command's own model, the
 // doctor's, the recommended environment's). The model is a function of the
-// snapshot and the overrides only, so it is remembered: keyed by the identity
-// of every snapshot part but the environment (withEnv copies keep them) and by
-// the environment's content. The kernel part (routes, rules, sysctls, qdiscs,
-// firewall) is left out of the key: nothing under src/model/nccl reads it, and
-// a kernel remediation checked in the model (src/model/fix/commands.ts)
-// changes only that part, so its doctor run reuses the node's IB model.
-const modelMemo = new WeakMap<object, Map<string, IbModel>>();
-const NOT_READ = new Set(['env', 'kernel']);
+// snapshot and the overrides only, so it is remembered (snapshot/memo.ts).
+// The kernel part (routes, rules, sysctls, qdiscs, firewall) is left out of
+// the key: nothing under src/model/nccl reads it, and a kernel remediation
+// checked in the model (src/model/fix/commands.ts) changes only that part,
+// so its doctor run reuses the node's IB model.
+const modelMemo = snapshotMemo<IbModel>(['kernel'], (s) => s.rdma ?? s.network);
 
 export function ibModel(snapshot: NodeSnapshot, o: IbOverrides = {}): IbModel {
-  const anchor = snapshot.rdma ?? snapshot.network;
-  const parts = Object.keys(snapshot).sort().filter((k) => !NOT_READ.has(k));
-  let byKey = modelMemo.get(anchor);
-  if (!byKey) modelMemo.set(anchor, (byKey = new Map()));
-  const key = JSON.stringify([parts.map((k) => partId(snapshot[k as keyof NodeSnapshot])), snapshot.env, o]);
-  let m = byKey.get(key);
-  if (!m) byKey.set(key, (m = buildIbModel(snapshot, o)));
-  return m;
-}
-
-/** A stable id per object (its identity), or the value itself for primitives. */
-const ids = new WeakMap<object, number>();
-let nextId = 0;
-function partId(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
-  let id = ids.get(v);
-  if (id === undefined) ids.set(v, (id = ++nextId));
-  return `#${id}`;
+  return modelMemo(snapshot, o, () => buildIbModel(snapshot, o));
 }
 
 function buildIbModel(snapshot: NodeSnapshot, o: IbOverrides): IbModel {
@@ -188,9 +190,7 @@ function buildIbModel(snapshot: NodeSnapshot, o: IbOverrides): IbModel {
       const ll = sysText(p.linkLayer);
       const gidSel = decision.linkLayer ? selectGid({ linkLayer: decision.linkLayer, entries: p.gids }, gidParams, profile, d.name, p.port) : null;
       const first = netdevs[0] ?? null;
-      const isSet = (g: (typeof p.gids)[number]) => typeof g.gid === 'string' && g.gid !== ZERO_GID && /[1-9a-fA-F]/.test(g.gid);
-      const configured = p.gids.filter(isSet).length;
-      const unreadableTypes = p.gids.filter((g) => isSet(g) && sysError(g.type) !== null && sysError(g.type) !== 'ENOENT').length;
+      const { configured, unreadableTypes } = gidCounts(p.gids);
       return {
         port: p.port,
         state: parseNumbered(p.state).name,

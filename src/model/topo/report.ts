@@ -15,6 +15,7 @@ import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
 import { profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
+import { snapshotMemo } from '../snapshot/memo.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
 import { buildSystem, pathsTo, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type TopoXml } from './xml.js';
@@ -482,7 +483,17 @@ export function topoFlags(o: TopoOverrides): [name: string, value: string | unde
   ];
 }
 
+// The doctor builds the report once per environment and kernel change it
+// verifies advice under (src/checks/verify.ts): remembered per node
+// (snapshot/memo.ts). The kernel part is left out of the key: no module this
+// report reaches reads it, so a kernel remediation's run reuses the report.
+const reportMemo = snapshotMemo<TopoReport>(['kernel'], (s) => s.pci ?? s.network);
+
 export function topoReport(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoReport {
+  return reportMemo(snapshot, o, () => buildTopoReport(snapshot, o));
+}
+
+function buildTopoReport(snapshot: NodeSnapshot, o: TopoOverrides): TopoReport {
   const choice = chooseVersion(o.ncclVersion, snapshot);
   const profile = profileFor(choice.version);
   const tp = topoProfileFor(profile.version);

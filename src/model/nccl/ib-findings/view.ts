@@ -6,6 +6,7 @@
 import type { IbReport, PortReport } from '../ib-types.js';
 import { advise, setEnv } from '../../result/build.js';
 import type { Remediation } from '../../result/types.js';
+import type { GidEntry } from '../../snapshot/rdma-types.js';
 import type { NodeSnapshot } from '../../snapshot/types.js';
 import type { EffectiveEnv, Origin } from '../conf.js';
 import { classifyType, gidFamily, gidValid, parseGid, selectGid, type GidParams } from '../gid.js';
@@ -83,10 +84,24 @@ export function hcaSuggestion(refs: PortRef[], advice: string): Remediation {
   return refs.length ? setEnv({ NCCL_IB_HCA: exactHca(refs) }, advice) : advise(`${advice} (no ACTIVE port was found on this node)`);
 }
 
-/** A port's GID entries, parsed. */
-export function portGids(v: IbFindingContext, r: PortRef) {
+export interface ParsedGid {
+  index: number;
+  bytes: Uint8Array | null;
+  type: GidEntry['type'];
+  ndev: string | null;
+}
+
+// Several findings walk the same table under every environment the doctor verifies advice under: parsed once per table.
+const parsedTables = new WeakMap<readonly GidEntry[], readonly ParsedGid[]>();
+const NO_GIDS: readonly ParsedGid[] = [];
+
+/** A port's GID entries, parsed (shared: not to be modified). */
+export function portGids(v: IbFindingContext, r: PortRef): readonly ParsedGid[] {
   const p = v.snapshot.rdma?.devices.find((x) => x.name === r.dev)?.ports.find((x) => x.port === r.port.port);
-  return (p?.gids ?? []).map((g) => ({ index: g.index, bytes: typeof g.gid === 'string' ? parseGid(g.gid) : null, type: g.type, ndev: sysText(g.ndev) }));
+  if (!p) return NO_GIDS;
+  let parsed = parsedTables.get(p.gids);
+  if (!parsed) parsedTables.set(p.gids, (parsed = p.gids.map((g) => ({ index: g.index, bytes: typeof g.gid === 'string' ? parseGid(g.gid) : null, type: g.type, ndev: sysText(g.ndev) }))));
+  return parsed;
 }
 
 /** The index a tolerant NCCL (≥ 2.26.2) would pick, to suggest as an explicit value. */
