@@ -19,6 +19,7 @@
 
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { runCase } from '../helpers/run-main.mjs';
 
 const mainPath = process.argv[2];
 if (!mainPath) {
@@ -28,46 +29,10 @@ if (!mainPath) {
 const cases = JSON.parse(readFileSync(0, 'utf8'));
 const { main } = await import(pathToFileURL(mainPath).href);
 
-const realWrite = { out: process.stdout.write, err: process.stderr.write };
 const startArgv = [...process.argv];
 
-/** A stream's write() that keeps the bytes instead (callback and return value as a pipe would give them). */
-function capture(parts) {
-  return function write(chunk, encoding, cb) {
-    if (typeof encoding === 'function') [cb, encoding] = [encoding, undefined];
-    parts.push(typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk));
-    if (cb) process.nextTick(cb);
-    return true;
-  };
-}
-
-function setEnvironment(env) {
-  for (const k of Object.keys(process.env)) delete process.env[k];
-  for (const [k, v] of Object.entries(env)) process.env[k] = v;
-}
-
 const results = [];
-for (const c of cases) {
-  setEnvironment(c.env);
-  process.argv = [...c.argv];
-  process.exitCode = undefined;
-  const out = [];
-  const err = [];
-  process.stdout.write = capture(out);
-  process.stderr.write = capture(err);
-  let code;
-  try {
-    code = await main(c.argv);
-  } catch (e) {
-    // main() turns every error into an exit code: reaching here is a bug in ncclx or in this driver.
-    err.push(Buffer.from(`batch-run: main() threw: ${e instanceof Error ? e.stack : String(e)}\n`));
-    code = -1;
-  } finally {
-    process.stdout.write = realWrite.out;
-    process.stderr.write = realWrite.err;
-  }
-  results.push({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
-}
+for (const c of cases) results.push(await runCase(main, c, 'batch-run'));
 process.argv = startArgv;
 process.exitCode = 0;
 process.stdout.write(JSON.stringify(results));
