@@ -8,13 +8,15 @@
 // expected error and warning carries the reason it is expected.
 import { spawnSync } from 'node:child_process';
 import { runBatch, sameAsOwnProcess, type CliCase, type CliRun } from '../helpers/batch.js';
+import { cliServer, sameAsOwnProcess as serverSameAsOwn } from '../helpers/cli-server.js';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The built CLI, with the fixtures' failing reads (EINVAL on hidden GID entries) as a real kernel has them: test/helpers/faults.mjs.
-const CLI = join(__dirname, '../helpers/ncclx.mjs');
+// Every CLI call in one ncclx process with the fixtures' failing reads (test/helpers/cli-server.ts), checked below.
+const server = cliServer({ faults: true });
 const FIX = join(__dirname, '../fixtures');
 // HOME points at an empty directory so no ~/.nccl.conf of the machine running the tests is read.
 const HOME = mkdtempSync(join(tmpdir(), 'ncclx-doctor-home-'));
@@ -45,7 +47,7 @@ interface DoctorJson {
 }
 
 function ncclx(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME, NO_COLOR: '1' } });
+  const r = server.spawnSync(args, { env: { PATH: process.env['PATH'] ?? '', HOME, NO_COLOR: '1' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -513,4 +515,8 @@ describe('exit codes, --format prom, --only and --skip', () => {
     expect(r.err).toMatch(/unknown check id ARP-099/);
     expect(r.out).toBe('');
   });
+});
+
+it('the CLI server answers as its own process does (doctor -v on roce-one-subnet)', () => {
+  serverSameAsOwn(server, ['doctor', '-v', '--no-color', '--root', join(FIX, 'roce-one-subnet'), '--nccl-version', VERSION], { PATH: process.env['PATH'] ?? '', HOME, NO_COLOR: '1' });
 });
