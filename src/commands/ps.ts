@@ -28,9 +28,6 @@ export function registerPsCommand(program: Command): void {
     .action(async (opts: PsOptions) => {
       if (opts.ncclVersion !== undefined) (await import('../model/nccl/versions.js')).parseVersion(opts.ncclVersion);
       // The first pass is cheap and loads nothing else; the model is loaded only for processes that map NCCL.
-      // `ip` is started first: it reads this namespace on the other core while the maps files are read.
-      const { startCommand, runnerWith, IP_ADDR_COMMAND } = await import('../probe/runner.js');
-      const ip = startCommand(IP_ADDR_COMMAND);
       const { candidatePids } = await import('../probe/ps-scan.js');
       const first = candidatePids();
       const report = await import('../report/ps-text.js');
@@ -38,9 +35,9 @@ export function registerPsCommand(program: Command): void {
       let rows: PsRow[] = [];
       if (first.pids.length) {
         const [{ scanProcesses }, { judgeProcess }] = await Promise.all([import('../probe/ps.js'), import('../model/nccl/process.js')]);
-        scan = scanProcesses(first, runnerWith(IP_ADDR_COMMAND, await ip.result));
+        scan = scanProcesses(first);
         rows = scan.processes.map((entry) => ({ entry, prediction: judgeProcess(entry.snapshot, entry.sockets, opts.ncclVersion) }));
-      } else ip.cancel();
+      }
       if (opts.json) process.stdout.write(JSON.stringify(report.psJson(scan, rows), null, 2) + '\n');
       else process.stdout.write(terminalText(report.renderPs(scan, rows, makeStyle(wantColor(opts.color)), !!opts.verbose)));
       process.exitCode = rows.some((r) => r.prediction.hang !== null) ? 1 : 0;

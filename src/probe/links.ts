@@ -7,10 +7,10 @@ import { networkInterfaces } from 'node:os';
 import type { AddressInfo, LinkFlag, LinkInfo, NetworkPart, ProbeWarning } from '../model/snapshot/types.js';
 import { BOUNDS, clip, firstOf, intIn, plausibleName } from './bound.js';
 import type { Root } from './root.js';
-import { IP_ADDR_COMMAND, type Runner } from './runner.js';
+import type { Runner } from './runner.js';
 import { networkFromProc, parseProcNetDev } from './proc-net.js';
 
-export { IP_ADDR_COMMAND };
+export const IP_ADDR_COMMAND = { argv: ['ip', '-j', '-d', 'addr', 'show'], record: 'ip-addr.json' } as const;
 
 const KNOWN_FLAGS = new Set<LinkFlag>([
   'UP', 'BROADCAST', 'DEBUG', 'LOOPBACK', 'POINTOPOINT', 'NOTRAILERS', 'RUNNING', 'NOARP', 'PROMISC',

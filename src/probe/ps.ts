@@ -14,7 +14,7 @@ import { quickHost } from './host.js';
 import { probeNetwork } from './links.js';
 import { containerOf, mappedNccl, processSockets, psRelevantVar, readEnviron, readNamespace, TcpTables } from './process.js';
 import { Root } from './root.js';
-import { liveRunner, type Runner } from './runner.js';
+import { liveRunner } from './runner.js';
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -35,12 +35,8 @@ function passwdNames(): Map<number, string> {
   return out;
 }
 
-/**
- * The second pass: what each candidate of src/probe/ps-scan.ts is (its maps
- * read again, whole). `ownNetwork` runs the commands that read ncclx's own
- * network namespace (the ps command hands it `ip`'s answer, started early).
- */
-export function scanProcesses(c: ScanCandidates = candidatePids(), ownNetwork: Runner = liveRunner()): PsScan {
+/** The second pass: what each candidate of src/probe/ps-scan.ts is (its maps read again, whole). */
+export function scanProcesses(c: ScanCandidates = candidatePids()): PsScan {
   const found: { pid: number; mapped: MappedNccl }[] = [];
   for (const pid of c.pids) {
     const maps = read(`/proc/${pid}/maps`);
@@ -66,7 +62,7 @@ export function scanProcesses(c: ScanCandidates = candidatePids(), ownNetwork: R
     if (!net) {
       const w: ProbeWarning[] = [];
       const ns = readNamespace(pid, !container.otherNetNs, w);
-      const part = ns.network ?? probeNetwork(hostRoot, ownNetwork, w);
+      const part = ns.network ?? probeNetwork(hostRoot, liveRunner(), w);
       net = { part, from: ns.from, warnings: w };
       networks.set(netKey, net);
       for (const x of w) warnings.push(`${netKey}: ${x.message}`);
