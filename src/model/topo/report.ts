@@ -241,7 +241,8 @@ export function fileGraphs(
   const tp = topoProfileFor(profile.version);
   let jobs: { nodes: number; r: ReturnType<typeof runEngine> }[];
   try {
-    jobs = [1, 2].map((nodes) => ({ nodes, r: runEngine({ system, nodes, vars, profile: tp, search: tp.searchModelled }) }));
+    // Without the search only the one-node job's paths are shown: the two-node job is not built.
+    jobs = (tp.searchModelled ? [1, 2] : [1]).map((nodes) => ({ nodes, r: runEngine({ system, nodes, vars, profile: tp, search: tp.searchModelled }) }));
   } catch (e) {
     if (e instanceof NcclInitError) return { unavailable: `${source}: ${e.message} (NCCL fills it from NVML or the network plugin on the node, which ncclx does not read)` };
     throw e;
