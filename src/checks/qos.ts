@@ -60,21 +60,15 @@ function qdiscEvidence<Q extends object>(capture: Parameters<typeof commandEvide
   return ev;
 }
 
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
+const LEADING_ZEROS = /^0+(?=.)/;
 
 /**
  * A qdisc handle's major number as text without leading zeros: tc prints the
  * default mq as handle "0:" and its children with parent ":1"…":N" (empty = 0).
- * Written as a loop: an mq root has a child per queue, walked on every doctor run.
  */
 function handleMajor(h: string): string {
   const colon = h.indexOf(':');
-  const end = colon < 0 ? h.length : colon;
-  if (end === 0) return '0';
-  // Leading zeros go, but one stays before the end or a line break (as /^0+(?=.)/ does).
-  let i = 0;
-  while (i < end - 1 && h.charCodeAt(i) === 48 && !LINE_BREAK.test(h[i + 1]!)) i++;
-  return h.slice(i, end);
+  return (h.slice(0, colon < 0 ? h.length : colon) || '0').replace(LEADING_ZEROS, '');
 }
 
 // ---------------------------------------------------------------------------
