@@ -65,8 +65,8 @@ export function dotenvNote(vars: EnvVar[]): string | null {
  * kubectl uses) and YAML 1.2 readers read back alike. Only printable ASCII is
  * written as itself: YAML 1.1 takes U+0085, U+2028 and U+2029 as line breaks
  * (JSON leaves them raw, so a value could start a new entry), and refuses C0,
- * C1 and DEL controls. Every other code point is written `\uXXXX` or
- * `\UXXXXXXXX`, escapes both versions define.
+ * C1 and DEL controls. Every other code point is written as `\u` and four
+ * hex digits, or `\U` and eight, escapes both versions define.
  */
 export function yamlQuote(s: string): string {
   let out = '"';
