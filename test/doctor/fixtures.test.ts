@@ -7,8 +7,7 @@
 // table (docs/doctor-json.md, docs/ib-json.md), not from the tool's output: every
 // expected error and warning carries the reason it is expected.
 import { spawnSync } from 'node:child_process';
-import { runBatch, sameAsOwnProcess, type CliCase, type CliRun } from '../helpers/batch.js';
-import { cliServer, sameAsOwnProcess as serverSameAsOwn } from '../helpers/cli-server.js';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,19 +180,8 @@ const EXPECTED: Record<string, Expected> = {
 };
 
 const runs: Record<string, { code: number | null; j: DoctorJson }> = {};
-const nodeCase = (node: string): CliCase => ({ args: ['doctor', '--json', '--root', join(FIX, node), '--nccl-version', VERSION], env: { PATH: process.env['PATH'] ?? '', HOME, NO_COLOR: '1' } });
-let batched: CliRun[] = [];
 beforeAll(() => {
-  // Every node's doctor in one ncclx process (test/helpers/batch.ts); the first is checked against its own process below.
-  batched = runBatch(Object.keys(EXPECTED).map(nodeCase));
-  Object.keys(EXPECTED).forEach((node, i) => {
-    expect(batched[i]!.stderr).toBe('');
-    runs[node] = { code: batched[i]!.code, j: JSON.parse(batched[i]!.stdout) as DoctorJson };
-  });
-}, 120_000);
-
-it('the batch answers as separate processes do', () => {
-  sameAsOwnProcess(nodeCase(Object.keys(EXPECTED)[0]!), batched[0]!);
+  for (const node of Object.keys(EXPECTED)) runs[node] = doctorJson(join(FIX, node), ['--nccl-version', VERSION]);
 });
 afterAll(() => rmSync(HOME, { recursive: true, force: true }));
 
@@ -518,5 +506,5 @@ describe('exit codes, --format prom, --only and --skip', () => {
 });
 
 it('the CLI server answers as its own process does (doctor -v on roce-one-subnet)', () => {
-  serverSameAsOwn(server, ['doctor', '-v', '--no-color', '--root', join(FIX, 'roce-one-subnet'), '--nccl-version', VERSION], { PATH: process.env['PATH'] ?? '', HOME, NO_COLOR: '1' });
+  sameAsOwnProcess(server, ['doctor', '-v', '--no-color', '--root', join(FIX, 'roce-one-subnet'), '--nccl-version', VERSION], { PATH: process.env['PATH'] ?? '', HOME, NO_COLOR: '1' });
 });
