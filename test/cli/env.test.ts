@@ -108,6 +108,34 @@ describe('NCCL_COMM_ID=gpu-node-001:29500 that does not resolve', () => {
   });
 });
 
+// A name the snapshot never resolved (a --root tree, a snapshot taken elsewhere): NCCL's bootstrap interface is the
+// one on that address's subnet, unknown here. The doctor says it cannot predict it (SOCK-020); env says so too.
+describe('NCCL_COMM_ID=headnode:29500, a name not resolved when the node was read', () => {
+  const links = [link('lo', ['127.0.0.1/8']), link('eth0', ['10.0.0.5/24']), link('eth1', ['10.1.0.5/24'])];
+  const unresolved = join(tmp, 'commid-unresolved.json');
+  writeFileSync(unresolved, JSON.stringify(snapshotOf(links, { env: { NCCL_COMM_ID: 'headnode:29500' } })));
+  const resolved = join(tmp, 'commid-resolved.json');
+  writeFileSync(resolved, JSON.stringify(snapshotOf(links, { env: { NCCL_COMM_ID: 'headnode:29500' }, resolutions: { headnode: { addresses: [{ address: '10.1.0.1', family: 'AF_INET' }], error: null } } })));
+  const NOTE = /^# note: NCCL_COMM_ID=headnode:29500: host 'headnode' was not resolved when the node was read; .*which ncclx cannot tell/m;
+
+  it('env: a note that the bootstrap interface cannot be told, no claim of what NCCL would use, exit 0 (nothing known to be wrong)', () => {
+    const r = ncclx(['env', '--snapshot', unresolved, '--nccl-version', '2.28.3']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(NOTE);
+    expect(r.stdout).toMatch(/^# NCCL_SOCKET_IFNAME: NCCL's own choice cannot be predicted \(host 'headnode' was not resolved/m);
+    expect(r.stdout).not.toMatch(/NCCL would use nothing|NCCL alone would pick nothing/);
+    const doctor = ncclx(['doctor', '--snapshot', unresolved, '--nccl-version', '2.28.3']);
+    expect(doctor.stdout).toMatch(/SOCK-020[^]*Cannot predict the bootstrap interface: host 'headnode' was not resolved/);
+  });
+  it('resolved onto eth1\'s subnet: no such note, and the doctor predicts', () => {
+    const r = ncclx(['env', '--snapshot', resolved, '--nccl-version', '2.28.3']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toMatch(/# note: NCCL_COMM_ID/);
+    expect(r.stdout).not.toMatch(/cannot be predicted/);
+    expect(ncclx(['doctor', '--snapshot', resolved, '--nccl-version', '2.28.3']).stdout).not.toMatch(/Cannot predict/);
+  });
+});
+
 it('the CLI server answers as its own process does', () => {
   sameAsOwnProcess(server, ['env', '--root', join(FIX, 'roce-one-subnet'), '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' });
 });

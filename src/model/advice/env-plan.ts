@@ -207,6 +207,13 @@ function socketVars(ctx: CheckContext, b: Builder, ib: IbChoice): string[] {
     b.statement('bootstrap', ['NCCL_COMM_ID'], `First fix NCCL_COMM_ID=${commId}: ${why}, and NCCL stops at init. Set it to rank 0's address and port on the network every node reaches (NCCL_COMM_ID=<rank 0 address>:<port>)${!comm.parse!.ok && /does not resolve/.test(why) ? ', or make the name resolve on every node (DNS, /etc/hosts)' : ''}, or unset it (PyTorch hands NCCL its unique id through MASTER_ADDR)`, true);
     filters['NCCL_COMM_ID'] = null;
   }
+  // A name that was not resolved when the node was read (a --root tree, a snapshot): NCCL's bootstrap interface is
+  // the one on that address's subnet, which nobody can tell from here. The doctor says it cannot predict it
+  // (SOCK-020); so does this plan, rather than passing the exports off as the whole answer.
+  const commUnknown = commId !== undefined && commId !== '' && !loopbackHost(hostOf(commId)) && !!comm.parse && !comm.parse.ok && comm.parse.indeterminate;
+  if (commUnknown) {
+    b.statement('bootstrap', ['NCCL_COMM_ID'], `NCCL_COMM_ID=${commId}: ${!comm.parse!.ok ? comm.parse!.reason : ''}. Bootstrap listens on the interface on that address's subnet (NCCL_SOCKET_IFNAME does not apply to it while NCCL_COMM_ID is set), which ncclx cannot tell: run ncclx env on the node itself with the job's environment, or set NCCL_COMM_ID to rank 0's IP address`);
+  }
   const master = vars['MASTER_ADDR'];
   if (master !== undefined && master !== '' && loopbackHost(master)) {
     b.statement('bootstrap', ['NCCL_SOCKET_IFNAME'], `MASTER_ADDR=${master} is this node's loopback: PyTorch's store (and NCCL's unique id with it) is unreachable from other nodes. Set MASTER_ADDR to rank 0's address on the data network`);
@@ -257,12 +264,12 @@ function socketVars(ctx: CheckContext, b: Builder, ib: IbChoice): string[] {
   const same = sameInterfaces(names, current);
   const out = policy.leftOut.filter((x) => !names.includes(x.name));
   const left = [...new Set(out.map((x) => x.why))].map((why) => `${out.filter((x) => x.why === why).map((x) => x.name).join(', ')}: ${why}`);
-  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, `${same ? `what NCCL selects now (${selNow.socket.stage}), pinned with = so eth1 cannot match eth10` : `NCCL would use ${current.join(', ') || 'nothing'}`}; ${policy.rule}${left.length ? ` (left out: ${left.join('; ')})` : ''}`);
+  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, `${same ? `what NCCL selects now (${selNow.socket.stage}), pinned with = so eth1 cannot match eth10` : selNow.socket.indeterminate !== null ? `NCCL's own choice cannot be predicted (${selNow.socket.indeterminate})` : `NCCL would use ${current.join(', ') || 'nothing'}`}; ${policy.rule}${left.length ? ` (left out: ${left.join('; ')})` : ''}`);
   // Bootstrap: the NCCL_COMM_ID subnet match when it is set (NCCL_SOCKET_IFNAME does not apply to it), else the first name.
   const commBoot = commId !== undefined && commId !== '' ? selNow.bootstrap.selected[0]?.name : undefined;
   const boot = commBoot !== undefined && good.includes(commBoot) ? commBoot : names[0]!;
   if (expressible(boot)) b.set('GLOO_SOCKET_IFNAME', boot, "PyTorch's Gloo and TCPStore traffic on the bootstrap interface (Gloo takes exact names)");
-  b.plan.summary.push(`socket: ${names.join(', ')}${same ? '' : ` (NCCL alone would pick ${current.join(', ') || 'nothing'})`}`);
+  b.plan.summary.push(`socket: ${names.join(', ')}${same ? '' : selNow.socket.indeterminate !== null ? " (NCCL's own choice cannot be predicted)" : ` (NCCL alone would pick ${current.join(', ') || 'nothing'})`}`);
   return names;
 }
 
