@@ -29,8 +29,13 @@ export interface NodeInput {
   source: NodeSource;
 }
 
-/** The NCCL variables the what-if editor changes, and the NCCL version. */
-export const WHATIF_VARS = ['NCCL_SOCKET_IFNAME', 'NCCL_IB_HCA', 'NCCL_COMM_ID', 'NCCL_SOCKET_FAMILY', 'NCCL_IB_GID_INDEX'] as const;
+/**
+ * The variables the what-if editor changes, and the NCCL version. MASTER_ADDR
+ * is PyTorch's, not NCCL's, but it decides where every rank finds NCCL's
+ * unique id (SOCK-030): the same question as NCCL_COMM_ID, asked of a
+ * PyTorch job.
+ */
+export const WHATIF_VARS = ['NCCL_SOCKET_IFNAME', 'NCCL_IB_HCA', 'NCCL_COMM_ID', 'MASTER_ADDR', 'NCCL_SOCKET_FAMILY', 'NCCL_IB_GID_INDEX'] as const;
 export type WhatIfVar = (typeof WHATIF_VARS)[number];
 export type WhatIfKey = WhatIfVar | 'version';
 export const WHATIF_KEYS: WhatIfKey[] = [...WHATIF_VARS, 'version'];

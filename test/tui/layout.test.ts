@@ -137,7 +137,7 @@ describe.skipIf(!RUN_TMUX)('layout in a real terminal (tmux)', () => {
       expect(f).toMatch(/^ {2}NCCL_IB_HCA +unset$/m);
       expect(f.match(/what-if \(node: unset\)/g)).toHaveLength(1);
       // The last field too: the NCCL version, prefilled, with a bad value and its error.
-      T.keys(s, 'Enter', 'Down', 'Down', 'Down', 'Down', 'Down', 'Enter', 'C-u');
+      T.keys(s, 'Enter', 'Down', 'Down', 'Down', 'Down', 'Down', 'Down', 'Enter', 'C-u');
       T.text(s, '2.x');
       f = await T.waitScreen(s, /^› NCCL version +2\.x▏.*\n✗ last valid version shown — cannot read NCCL version '2\.x'/m);
       checkFrame(f, cols, rows, 'editing the version');

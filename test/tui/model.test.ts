@@ -32,6 +32,19 @@ describe('what-if model on ib8-storage', () => {
     // (IB-009 stays, as information: the DOWN ports are no longer among the ones NCCL is told to use.)
     expect(fixed.filter((d) => d.change === 'new' && (d.result.severity === 'warn' || d.result.severity === 'error'))).toEqual([]);
   });
+  it('MASTER_ADDR: localhost is the loopback other nodes cannot reach (SOCK-030 warns, as the doctor does); a new address is a route nobody looked up (unknown, not ok); unset, nothing to judge', async () => {
+    const node = await ib8();
+    const sock030 = (w: Parameters<typeof computeModel>[1]) => computeModel(node, w).run.results.filter((r) => r.checkId === 'SOCK-030');
+    expect(sock030({}).map((r) => r.severity)).toEqual(['na']);
+    const lo = sock030({ MASTER_ADDR: 'localhost' });
+    expect(lo.map((r) => r.severity)).toEqual(['warn']);
+    expect(lo[0]!.summary).toMatch(/^MASTER_ADDR=localhost is this node's loopback/);
+    const other = sock030({ MASTER_ADDR: '10.9.9.9' });
+    expect(other.map((r) => r.severity)).toEqual(['unknown']);
+    expect(other[0]!.summary).toMatch(/route to MASTER_ADDR/);
+    expect(sock030({ MASTER_ADDR: '' }).map((r) => r.severity)).toEqual(['na']);
+    expect(exportsFor({ MASTER_ADDR: '10.9.9.9' }, computeModel(node, {}))).toEqual(['export MASTER_ADDR=10.9.9.9']);
+  });
   it('NCCL_SOCKET_IFNAME moves every consumer, and the findings follow', async () => {
     const node = await ib8();
     const base = computeModel(node, {});

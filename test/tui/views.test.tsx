@@ -245,7 +245,7 @@ describe('What-if', () => {
     const app = renderApp({ snapshot: await load(), initialView: 'whatif' });
     await app.waitFor(/^Result/m);
     expect(app.frame()).toMatch(/GID 3: mlx5_4:1, mlx5_10:1/);
-    await app.press(KEY.down, KEY.down, KEY.down, KEY.down, KEY.enter, '2', KEY.enter);
+    await app.press(KEY.down, KEY.down, KEY.down, KEY.down, KEY.down, KEY.enter, '2', KEY.enter);
     const f = await app.waitFor(/GID 2: mlx5_4:1, mlx5_10:1/);
     expect(f).toMatch(/\+ \[!\] IB-005/);
     await app.press(KEY.down, KEY.enter);
