@@ -3,7 +3,7 @@
 // owns the process (exit code, EPIPE).
 // Exit codes: 0 no errors, 1 errors found, 2 usage, bad input or internal error.
 
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError } from './vendor/commander.js';
 import { UserError } from './model/errors.js';
 import { visible } from './report/display.js';
 import { toolVersion } from './probe/tool-version.js';

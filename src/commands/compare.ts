@@ -2,7 +2,7 @@
 // is loaded inside the action, so other commands (explain --json above all)
 // never load the compare modules.
 
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import { addCandidateOptions, candidateOptions, type CandidateFlags } from './options.js';
 import { terminalText } from '../report/display.js';

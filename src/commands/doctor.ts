@@ -2,7 +2,7 @@
 // a plain report, JSON or Prometheus text. Exit 0 no error, 1 an error found,
 // 2 usage or bad input.
 
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import { addCandidateOptions, addJobOptions, addSourceOptions, addVersionOption, candidateOptions, list, readNode, sourceOf, type CandidateFlags, type SourceOptions } from './options.js';

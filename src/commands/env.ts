@@ -1,7 +1,7 @@
 // `ncclx env`: the exports that make NCCL do the right thing on this node
 // (src/model/advice/env-plan.ts), in the format the consumer reads.
 
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import { addCandidateOptions, addJobOptions, addSourceOptions, addVersionOption, candidateOptions, readNode, type CandidateFlags, type SourceOptions } from './options.js';
 

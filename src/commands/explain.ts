@@ -1,7 +1,7 @@
 // `ncclx explain`: the three consumers' socket selection, the per-address
 // trace and the findings (src/model/nccl/explain.ts), as text or JSON.
 
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../vendor/commander.js';
 import { explain, type SocketOverrides } from '../model/nccl/explain.js';
 import { explainJson, renderExplain } from '../report/explain-text.js';
 import { makeStyle, wantColor } from '../report/style.js';

@@ -3,7 +3,7 @@
 // Exit codes: 0 done or nothing to do, 1 an apply failed (and was undone) or
 // a rollback was incomplete, 2 usage, not root, tools missing, nothing changed.
 
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import { FIX_ORDER } from '../model/result/types.js';
 import { makeStyle, wantColor } from '../report/style.js';

@@ -2,7 +2,7 @@
 // run the pure model (ib-model.ts), render. Exit 0 without errors, 1 when a
 // finding is an error, 2 for bad usage.
 
-import type { Command } from 'commander';
+import type { Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import type { IbOverrides } from '../model/nccl/ib-report.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';

@@ -3,7 +3,7 @@
 // what ncclx predicts for that node. Exit 0 when the log shows no error, 1
 // when it does, 2 for bad usage or input.
 
-import type { Command } from 'commander';
+import type { Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';

@@ -2,7 +2,7 @@
 // comes from (--snapshot, --root), the NCCL version, and the RDMA candidate
 // rule (--uplink-regex, --include). A bad value is a UserError (exit 2).
 
-import type { Command } from 'commander';
+import type { Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import type { CandidateOptions } from '../model/linux/candidates.js';
 import type { NodeSnapshot } from '../model/snapshot/types.js';

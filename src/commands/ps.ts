@@ -4,7 +4,7 @@
 // hang (a connection to the bootstrap root or PyTorch's store stuck in
 // SYN_SENT), 0 otherwise, 2 for bad usage.
 
-import type { Command } from 'commander';
+import type { Command } from '../vendor/commander.js';
 import { terminalText } from '../report/display.js';
 import { makeStyle, wantColor } from '../report/style.js';
 import type { PsScan } from '../model/snapshot/process-types.js';

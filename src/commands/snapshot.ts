@@ -1,6 +1,6 @@
 // `ncclx snapshot`: read this node into a JSON snapshot.
 
-import type { Command } from 'commander';
+import type { Command } from '../vendor/commander.js';
 import { writeFileSync } from 'node:fs';
 import { UserError } from '../model/errors.js';
 import { probeNode } from '../probe/index.js';

@@ -2,7 +2,7 @@
 // wiring only. Exit 0 without errors, 1 when a finding is an error, 2 for bad
 // usage or input.
 
-import type { Command } from 'commander';
+import type { Command } from '../vendor/commander.js';
 import { UserError } from '../model/errors.js';
 import { LIMITS, readBounded } from '../probe/read-bounded.js';
 import type { TopoOverrides } from '../model/topo/report.js';

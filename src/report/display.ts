@@ -7,9 +7,30 @@
 // string from the node can neither forge a colour nor hide one.
 // JSON and Prometheus output keep the raw bytes (their readers escape).
 
-import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 
-const NONCE = randomBytes(6).toString('hex');
+/**
+ * Six random bytes, hex. Read from the kernel's /dev/urandom: every ncclx run
+ * renders through this module, and loading node:crypto for six bytes cost
+ * each start ~5 ms on these machines. Web Crypto where /dev/urandom cannot be
+ * read (a sandbox without /dev).
+ */
+function nonce(): string {
+  const bytes = Buffer.alloc(6);
+  try {
+    const fd = openSync('/dev/urandom', 'r');
+    try {
+      if (readSync(fd, bytes, 0, bytes.length, null) !== bytes.length) throw new Error('short read');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    globalThis.crypto.getRandomValues(bytes);
+  }
+  return bytes.toString('hex');
+}
+
+const NONCE = nonce();
 const OPEN = `\uE000${NONCE}:`;
 const CLOSE = '\uE001';
 const MARKER = new RegExp(`\\uE000${NONCE}:(\\d+)\\uE001`, 'g');

@@ -1,0 +1,28 @@
+// Bundles dist/vendor/*.js (as tsc emitted them: re-exports of a CommonJS
+// package) in place into one ES module each, the package inside. Loading
+// commander through Node's CommonJS loader from an ES module costs every
+// ncclx start ~10 ms more than one bundled module does on these machines
+// (src/vendor/commander.ts). Node's built-in modules stay external; the
+// bundle gets a `require` of its own for the package's require() calls.
+//
+// Run by `npm run build` after tsc.
+import { build } from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const vendor = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'vendor');
+for (const name of readdirSync(vendor).filter((n) => n.endsWith('.js'))) {
+  const entry = join(vendor, name);
+  await build({
+    entryPoints: [entry],
+    outfile: entry,
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: "import { createRequire as __ncclxCreateRequire } from 'node:module'; const require = __ncclxCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+}
