@@ -130,6 +130,8 @@ describe('the topology profile: every release boundary, both sides', () => {
   });
   it.each([
     ['c2cLinkType', '2.26.1', 'NVL', '2.26.2', 'C2C'],
+    ['localCpuWalk', '2.22.2', 'any-pci', '2.22.3', 'switches'],
+    ['localCpuWalk', '2.26.1', 'switches', '2.26.2', 'switches-from'],
     ['pxnAvoid', '2.27.5', 'PXB', '2.27.6', 'PXN'],
     ['pxnC2cDefault', '2.28.2', 0, '2.28.3', 1],
     ['gdrC2cDefault', '2.27.2', 0, '2.27.3', 1],
