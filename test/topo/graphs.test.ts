@@ -124,6 +124,7 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['amdInterCpuBw', '2.19.0', '2.19.1'],
     ['gdrReadNvlinkPreAmpereOnly', '2.19.0', '2.19.1'],
     ['singleGpuBw', '2.21.4', '2.21.5'],
+    ['netAttr', '2.29.6', '2.29.7'],
   ] as [keyof TopoProfile, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
     expect(flag(k, before)).toBe(false);
     expect(flag(k, from)).toBe(true);

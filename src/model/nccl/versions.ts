@@ -425,6 +425,8 @@ export interface TopoProfile {
    * to a node recurses without end and the process dies (stack overflow).
    */
   localCpuWalk: 'any-pci' | 'switches' | 'switches-from';
+  /** ≥ 2.29.7: a <net> is a network device only when its `net` attribute (default 1) says so (topo.cc ncclTopoAddNic; `gin`/`rma` devices may be net="0"); before, every <net> with a `dev` is one. */
+  netAttr: boolean;
   /** ≥ 2.27.3: a GPU whose CPU is C2C reaches that CPU's PHB NICs at P2C. */
   p2cPaths: boolean;
   /** ≥ 2.28.7: NETs stay in a one-node job's graph (TrimSystem sets `inter` instead of removing them). */
@@ -525,6 +527,7 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     c2cLinks: at('2.22.3'),
     c2cLinkType: at('2.26.2') ? 'C2C' : 'NVL',
     localCpuWalk: at('2.26.2') ? 'switches-from' : at('2.22.3') ? 'switches' : 'any-pci',
+    netAttr: at('2.29.7'),
     p2cPaths: at('2.27.3'),
     keepNetsIntra: at('2.28.7'),
     maxChannels: at('2.25.1') ? 64 : 32,

@@ -215,7 +215,8 @@ function addNet(sys: GSystem, x: XmlNode, nic: GNode): void {
 function addNic(sys: GSystem, x: XmlNode, nic: GNode): void {
   for (const s of x.subs) {
     if (s.name !== 'net' || attr(s, 'dev') === undefined) continue;
-    if (intDefault(s, 'net', 1)) addNet(sys, s, nic);
+    // From 2.29.7 a GIN- or RMA-only device (net="0") is no network device.
+    if (!sys.profile.netAttr || intDefault(s, 'net', 1)) addNet(sys, s, nic);
   }
 }
 
