@@ -310,15 +310,15 @@ function addCpu(sys: GSystem, x: XmlNode): void {
   }
 }
 
+const NODE_NAMES: Record<number, string> = { [NT.GPU]: 'GPU', [NT.PCI]: 'PCI', [NT.NVS]: 'NVS', [NT.CPU]: 'CPU', [NT.NIC]: 'NIC', [NT.NET]: 'NET', [NT.DEV]: 'DEV' };
+/** A node as NCCL's logs name it: type/bus id in hex. */
+const nodeName = (n: GNode) => `${NODE_NAMES[n.type] ?? n.type}/${/^\d+$/.test(n.id) ? BigInt(n.id).toString(16) : n.id}`;
 /**
  * findLocalCpu: up the PCI tree to a CPU, link by link in the node's order (largest bandwidth first).
  * The walk follows the links TopoProfile.localCpuWalk names. Without the 2.26.2 guard NCCL's recursion
  * has no memory, so a walk that comes back to a node on its way (a switch whose widest PCI link leads
  * down, not up) never ends: NCCL overflows its stack and the process dies, which is what ncclx reports.
  */
-const NODE_NAMES: Record<number, string> = { [NT.GPU]: 'GPU', [NT.PCI]: 'PCI', [NT.NVS]: 'NVS', [NT.CPU]: 'CPU', [NT.NIC]: 'NIC', [NT.NET]: 'NET', [NT.DEV]: 'DEV' };
-/** A node as NCCL's logs name it: type/bus id in hex. */
-const nodeName = (n: GNode) => `${NODE_NAMES[n.type] ?? n.type}/${/^\d+$/.test(n.id) ? BigInt(n.id).toString(16) : n.id}`;
 function findLocalCpu(sys: GSystem, start: GNode): GNode | null {
   const walk = sys.profile.localCpuWalk;
   const onWay = new Set<GNode>();
