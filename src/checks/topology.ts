@@ -145,7 +145,8 @@ const topoFileAccepted: Check = {
     const path = ctx.reasoning.env.vars['NCCL_TOPO_FILE'];
     if (mine.length === 0) return path === undefined ? result('na', 'NCCL_TOPO_FILE is not set', [], '') : ok(`NCCL reads NCCL_TOPO_FILE=${path}`);
     const evidence = [{ kind: 'value' as const, source: 'NCCL_TOPO_FILE', value: path ?? '' }];
-    return mine.map((f) => result(f.severity, f.message, evidence, 'NCCL reads only <system version="1">: any other version fails ncclTopoGetSystem, and with it every communicator on the node.', f.remediation));
+    const why = 'NCCL reads only <system version="1"> (any other version fails ncclTopoGetSystem), and some releases crash loading some trees: either way every communicator on the node fails with it.';
+    return mine.map((f) => result(f.severity, f.message, evidence, why, f.remediation));
   },
 };
 

@@ -124,12 +124,15 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['amdInterCpuBw', '2.19.0', '2.19.1'],
     ['gdrReadNvlinkPreAmpereOnly', '2.19.0', '2.19.1'],
     ['singleGpuBw', '2.21.4', '2.21.5'],
+    ['netAttr', '2.29.6', '2.29.7'],
   ] as [keyof TopoProfile, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
     expect(flag(k, before)).toBe(false);
     expect(flag(k, from)).toBe(true);
   });
   it.each([
     ['c2cLinkType', '2.26.1', 'NVL', '2.26.2', 'C2C'],
+    ['localCpuWalk', '2.22.2', 'any-pci', '2.22.3', 'switches'],
+    ['localCpuWalk', '2.26.1', 'switches', '2.26.2', 'switches-from'],
     ['pxnAvoid', '2.27.5', 'PXB', '2.27.6', 'PXN'],
     ['pxnC2cDefault', '2.28.2', 0, '2.28.3', 1],
     ['gdrC2cDefault', '2.27.2', 0, '2.27.3', 1],

@@ -7,7 +7,8 @@ import { parseVersion, topoProfileFor } from '../../src/model/nccl/versions.js';
 import { sweep, tags } from './oracle-compare.js';
 
 // gb10-pr2202 (one GPU) holds the ring to MAXCHANNELS/2 at 2.23.4 (16 channels) and after (32).
-const SMALL = new Set(['azure-nc48v4', 'azure-ndv2', 'gb10-pr2202']);
+// nccl-issue2397 (2 GPUs, NICs with net/gin attributes) and the GB300 host (4 GPUs behind CX-8 bridges, C2C) too.
+const SMALL = new Set(['azure-nc48v4', 'azure-ndv2', 'gb10-pr2202', 'nccl-issue2397', 'oci-gb300mp-host0']);
 
 describe.each(tags())('NCCL %s', (tag) => {
   it('agrees on the GPUs, NICs, paths, GPUDirect RDMA, PXN and local NICs of every topology and case, and on the graphs of the small ones', () => {

@@ -418,6 +418,15 @@ export interface TopoProfile {
   c2cLinks: boolean;
   /** How C2C is linked: an NVL link (2.22.3–2.25.x), a C2C link (≥ 2.26.2). */
   c2cLinkType: 'NVL' | 'C2C';
+  /**
+   * topo.cc findLocalCpu, the walk up from a GPU to its CPU (for <c2c> and NVLinks to a CPU): over every
+   * PCI link (before 2.22.3), over PCI links to PCI switches and CPUs only (2.22.3–2.25.x), and from
+   * 2.26.2 never back over the link it came from. The first two have no guard: a walk that comes back
+   * to a node recurses without end and the process dies (stack overflow).
+   */
+  localCpuWalk: 'any-pci' | 'switches' | 'switches-from';
+  /** ≥ 2.29.7: a <net> is a network device only when its `net` attribute (default 1) says so (topo.cc ncclTopoAddNic; `gin`/`rma` devices may be net="0"); before, every <net> with a `dev` is one. */
+  netAttr: boolean;
   /** ≥ 2.27.3: a GPU whose CPU is C2C reaches that CPU's PHB NICs at P2C. */
   p2cPaths: boolean;
   /** ≥ 2.28.7: NETs stay in a one-node job's graph (TrimSystem sets `inter` instead of removing them). */
@@ -517,6 +526,8 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     bcmGen5: at('2.20.3'),
     c2cLinks: at('2.22.3'),
     c2cLinkType: at('2.26.2') ? 'C2C' : 'NVL',
+    localCpuWalk: at('2.26.2') ? 'switches-from' : at('2.22.3') ? 'switches' : 'any-pci',
+    netAttr: at('2.29.7'),
     p2cPaths: at('2.27.3'),
     keepNetsIntra: at('2.28.7'),
     maxChannels: at('2.25.1') ? 64 : 32,

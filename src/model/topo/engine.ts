@@ -77,7 +77,8 @@ export interface GSystem {
 export class NcclInitError extends Error {
   constructor(
     message: string,
-    readonly result: 'ncclInvalidUsage' | 'ncclInternalError' | 'ncclSystemError',
+    /** The ncclResult_t, or SIGSEGV where NCCL's own code crashes the process. */
+    readonly result: 'ncclInvalidUsage' | 'ncclInternalError' | 'ncclSystemError' | 'SIGSEGV',
   ) {
     super(message);
   }
@@ -214,7 +215,8 @@ function addNet(sys: GSystem, x: XmlNode, nic: GNode): void {
 function addNic(sys: GSystem, x: XmlNode, nic: GNode): void {
   for (const s of x.subs) {
     if (s.name !== 'net' || attr(s, 'dev') === undefined) continue;
-    if (intDefault(s, 'net', 1)) addNet(sys, s, nic);
+    // From 2.29.7 a GIN- or RMA-only device (net="0") is no network device.
+    if (!sys.profile.netAttr || intDefault(s, 'net', 1)) addNet(sys, s, nic);
   }
 }
 
@@ -308,16 +310,35 @@ function addCpu(sys: GSystem, x: XmlNode): void {
   }
 }
 
-/** findLocalCpu: up the PCI tree (PCI switches only) to a CPU. */
-function findLocalCpu(node: GNode, from: GNode | null): GNode | null {
-  if (node.type === NT.CPU) return node;
-  for (const l of node.links) {
-    if (l.type === LT.PCI && l.rem !== from && (l.rem.type === NT.PCI || l.rem.type === NT.CPU)) {
-      const c = findLocalCpu(l.rem, node);
+const NODE_NAMES: Record<number, string> = { [NT.GPU]: 'GPU', [NT.PCI]: 'PCI', [NT.NVS]: 'NVS', [NT.CPU]: 'CPU', [NT.NIC]: 'NIC', [NT.NET]: 'NET', [NT.DEV]: 'DEV' };
+/** A node as NCCL's logs name it: type/bus id in hex. */
+const nodeName = (n: GNode) => `${NODE_NAMES[n.type] ?? n.type}/${/^\d+$/.test(n.id) ? BigInt(n.id).toString(16) : n.id}`;
+/**
+ * findLocalCpu: up the PCI tree to a CPU, link by link in the node's order (largest bandwidth first).
+ * The walk follows the links TopoProfile.localCpuWalk names. Without the 2.26.2 guard NCCL's recursion
+ * has no memory, so a walk that comes back to a node on its way (a switch whose widest PCI link leads
+ * down, not up) never ends: NCCL overflows its stack and the process dies, which is what ncclx reports.
+ */
+function findLocalCpu(sys: GSystem, start: GNode): GNode | null {
+  const walk = sys.profile.localCpuWalk;
+  const onWay = new Set<GNode>();
+  const visit = (node: GNode, from: GNode | null): GNode | null => {
+    if (node.type === NT.CPU) return node;
+    if (walk !== 'switches-from' && onWay.has(node)) {
+      throw new NcclInitError(`findLocalCpu comes back to ${nodeName(node)} on its way up from ${nodeName(start)} and recurses without end (no guard before 2.26.2): the process dies of a stack overflow`, 'SIGSEGV');
+    }
+    onWay.add(node);
+    for (const l of node.links) {
+      if (l.type !== LT.PCI) continue;
+      if (walk !== 'any-pci' && l.rem.type !== NT.PCI && l.rem.type !== NT.CPU) continue;
+      if (walk === 'switches-from' && l.rem === from) continue;
+      const c = visit(l.rem, node);
       if (c) return c;
     }
-  }
-  return null;
+    onWay.delete(node);
+    return null;
+  };
+  return visit(start, null);
 }
 
 /** The node a <gpu>'s NVLinks and C2C start from: its DEV (≥ 2.30.3) or the GPU itself. */
@@ -338,7 +359,7 @@ function addNvLinks(sys: GSystem, x: XmlNode, parentBusId: string | undefined): 
       if (rem) connectNodes(end, rem, LT.NVL, bw);
     } else {
       let remote: GNode | null;
-      if (targetType === NT.CPU) remote = findLocalCpu(end, null);
+      if (targetType === NT.CPU) remote = findLocalCpu(sys, end);
       else remote = sys.nodes[NT.NVS]![0] ?? newNode(sys, NT.NVS, '0');
       if (remote) {
         connectNodes(end, remote, LT.NVL, bw);
@@ -357,7 +378,7 @@ function addC2c(sys: GSystem, x: XmlNode, parentBusId: string | undefined): void
     const end = gpuEnd(sys, busIdToInt(parentBusId ?? ''));
     if (!end) throw new NcclInitError(`Add C2C error : could not find GPU ${parentBusId}`, 'ncclInternalError');
     const bw = f32((cInt(need(x, 'bw')) * cInt(need(x, 'count'))) / 1000);
-    const cpu = findLocalCpu(end, null);
+    const cpu = findLocalCpu(sys, end);
     if (!cpu) return;
     const type = sys.profile.c2cLinkType === 'C2C' ? LT.C2C : LT.NVL;
     connectNodes(end, cpu, type, bw);
@@ -456,6 +477,20 @@ export function systemFromXml(system: XmlNode, profile: TopoProfile): GSystem {
  * properties where the file has none, then ncclTopoTrimXml (branches with
  * no GPU or NET go). Returns a new tree.
  */
+/**
+ * Whether NCCL's own code crashes loading this <system> at this release (TopoProfile.localCpuWalk: a
+ * walk from a GPU to its CPU that never ends): the crash, or null when it loads or fails otherwise.
+ */
+export function loadCrash(system: XmlNode, profile: TopoProfile): NcclInitError | null {
+  try {
+    systemFromXml(fillAndTrim(system), profile);
+  } catch (e) {
+    if (!(e instanceof NcclInitError)) throw e;
+    if (e.result === 'SIGSEGV') return e;
+  }
+  return null;
+}
+
 export function fillAndTrim(system: XmlNode): XmlNode {
   const clone = (n: XmlNode): XmlNode => ({ name: n.name, attrs: { ...n.attrs }, subs: n.subs.map(clone) });
   const root = clone(system);

@@ -21,7 +21,7 @@ import { buildSystem, pathsTo, effectivePaths, fuseNets, gpuNicMap, type GpuNicM
 import { topoXml, type TopoXml } from './xml.js';
 import { parseXml, topoFromXml, type TopoFromXml, type XmlNode } from './xml-read.js';
 import { checkXmlVersion, runEngine, type EngineGraph } from './engine-run.js';
-import { NcclInitError } from './engine.js';
+import { loadCrash, NcclInitError } from './engine.js';
 import { topoProfileFor } from '../nccl/versions.js';
 import type { TopoFunction, TopoPart } from '../snapshot/topo-types.js';
 
@@ -398,11 +398,11 @@ export interface TopoFileUse {
   note: string | null;
   /** The file's <system>, as parsed (for the graph engine). */
   system?: XmlNode;
-  /** NCCL refuses the file and its initialisation fails (xml.cc ncclTopoXmlLoadSystem): the WARN and the result. */
+  /** NCCL refuses the file and its initialisation fails (xml.cc ncclTopoXmlLoadSystem), or its loader crashes (SIGSEGV): the WARN and the result. */
   refused?: { source: string; warn: string; result: string };
 }
 
-export function withTopoFile(topo: TopoPart, vars: Record<string, string | undefined>, o: TopoOverrides): TopoFileUse {
+export function withTopoFile(topo: TopoPart, vars: Record<string, string | undefined>, o: TopoOverrides, profile?: Profile): TopoFileUse {
   const wanted = o.topoFile ?? (vars['NCCL_TOPO_FILE'] ? (topo.topoFiles?.find((f) => f.path === vars['NCCL_TOPO_FILE']) ?? { path: vars['NCCL_TOPO_FILE']!, text: null, error: 'not read when the snapshot was taken' }) : null);
   if (!wanted) return { topo, nets: null, note: null };
   const source = o.topoFile ? `--topo-file ${wanted.path}` : `NCCL_TOPO_FILE=${wanted.path}`;
@@ -421,6 +421,8 @@ export function withTopoFile(topo: TopoPart, vars: Record<string, string | undef
     if (!(e instanceof NcclInitError)) throw e;
     return { topo, nets: null, note: `${source}: NCCL refuses it ("${e.message}") and its initialisation fails (${e.result})`, refused: { source, warn: e.message, result: e.result } };
   }
+  const crash = profile ? loadCrash(system, topoProfileFor(profile.version)) : null;
+  if (crash) return { topo, nets: null, note: `${source}: NCCL ${versionString(profile!.version)} crashes loading it (${crash.message})`, refused: { source, warn: crash.message, result: crash.result } };
   try {
     parsed = topoFromXml(system, source);
   } catch (e) {
@@ -510,7 +512,7 @@ function buildTopoReport(snapshot: NodeSnapshot, o: TopoOverrides): TopoReport {
   // No GPU: nothing to place (and the IB model is not built for it).
   if (topo0.gpus.length === 0 && !o.topoFile && !topo0.topoFiles?.length) return { ...base, ...none, unavailable: null, graphsUnavailable: 'no NVIDIA GPU', findings: [], notes: ['no NVIDIA GPU on this node: no GPU ↔ NIC path to model'] };
   const env = withFlags(effectiveEnv(snapshot.env, profile), topoFlags(o));
-  const file = withTopoFile(topo0, env.vars, o);
+  const file = withTopoFile(topo0, env.vars, o, profile);
   if (file.refused) {
     const f = file.refused;
     return {
@@ -518,7 +520,11 @@ function buildTopoReport(snapshot: NodeSnapshot, o: TopoOverrides): TopoReport {
       ...none,
       unavailable: null,
       graphsUnavailable: 'NCCL does not initialise',
-      findings: [{ id: 'TOPO-015', severity: 'error', message: `${f.source}: NCCL refuses this topology file ("${f.warn}") and every communicator's initialisation fails with ${f.result}: the job does not start`, remediation: advise('Write the file as <system version="1"> (the only version NCCL reads; `ncclx topo --xml` writes one), or unset NCCL_TOPO_FILE') }],
+      findings: [
+        f.result === 'SIGSEGV'
+          ? { id: 'TOPO-015', severity: 'error', message: `${f.source}: NCCL ${base.ncclVersion} crashes loading this topology file (${f.warn}): every process dies in communicator initialisation and the job does not start`, remediation: advise('Use an NCCL release whose walk from a GPU to its CPU never turns back (2.26.2 or later); the same tree read from /sys crashes the same way, so unsetting NCCL_TOPO_FILE does not help') }
+          : { id: 'TOPO-015', severity: 'error', message: `${f.source}: NCCL refuses this topology file ("${f.warn}") and every communicator's initialisation fails with ${f.result}: the job does not start`, remediation: advise('Write the file as <system version="1"> (the only version NCCL reads; `ncclx topo --xml` writes one), or unset NCCL_TOPO_FILE') },
+      ],
       notes: [file.note ?? ''],
     };
   }
@@ -694,7 +700,7 @@ function pciGpuPaths(sys: TopoSystem): { path: PathName; bwGBs: number }[][] {
 /** compare's GPU → NIC facts for a node, under the same rules and GPUDirect RDMA judgement as `ncclx topo`. */
 export function topoFacts(topo0: TopoPart, devices0: NcclIbDevice[], profile: Profile, vars: Record<string, string | undefined>, gdrStatus: string, fusion: NetFusion = { fused: [], physical: devices0.length, mode: 'none' }): GpuNicMap {
   // NCCL_TOPO_FILE applies here as in `ncclx topo` (a file that cannot be read or parsed leaves /sys).
-  const file = withTopoFile(topo0, vars, {});
+  const file = withTopoFile(topo0, vars, {}, profile);
   const topo = file.topo;
   const devices = placedByFile(devices0, file.nets, file.netSpeeds);
   const rules = topoRules(profile, vars, topo);
