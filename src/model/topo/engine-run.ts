@@ -159,7 +159,8 @@ export function runEngine(input: EngineInput): EngineResult {
   const direct = newGraph(GRAPH_IDS.collnetDirect, PATTERN.COLLNET_DIRECT, 1, maxChannels, n, 1);
   if (search && input.collnet) {
     compute(sys, chain, env);
-    compute(sys, direct, env);
+    // Before 2.22.3 CollNet has the chain graph only (TopoProfile.search.collnetDirect).
+    if (input.profile.search.collnetDirect) compute(sys, direct, env);
   }
   const nvls = newGraph(GRAPH_IDS.nvls, PATTERN.NVLS, 1, maxChannels, n);
   if (search && input.nvls !== false) compute(sys, nvls, env);
