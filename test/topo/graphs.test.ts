@@ -64,17 +64,35 @@ describe('the graph search in the report', () => {
     expect(r.gpuPaths[0]![1]).toEqual({ path: 'PHB', bwGBs: 24 });
     expect(r.graphs!.jobs[1]!.graphs[0]!.channels[0]!.nics).toEqual([0, 0]);
   }, 60_000);
-  it('before 2.23.4 (the graph search is not modelled there): no graphs, saying why; the GPU ↔ GPU paths are still the file\'s, as NCCL 2.18.5 computes them', async () => {
+  it('before 2.18.5 (the graph search is not modelled there): no graphs, saying why; the GPU ↔ GPU paths are still the file\'s', async () => {
     const text = corpusText('azure-ndv5');
-    const old = topoReport(await snapshot(), { ncclVersion: '2.23.3', topoFile: { path: 'ndv5.xml', text } });
+    const old = topoReport(await snapshot(), { ncclVersion: '2.18.3', topoFile: { path: 'ndv5.xml', text } });
     expect(old.graphs).toBeNull();
-    expect(old.graphsUnavailable).toMatch(/^ncclx models NCCL's graph search from 2\.23\.4 .*NCCL 2\.23\.3's is not/);
-    const at2185 = topoReport(await snapshot(), { ncclVersion: '2.18.5', topoFile: { path: 'ndv5.xml', text } });
+    expect(old.graphsUnavailable).toMatch(/^ncclx models NCCL's graph search from 2\.18\.5 .*NCCL 2\.18\.3's is older/);
     // 18 NVLinks to NVSwitch at SM90_NVLINK_BW: 20.0 GB/s each before 2.20.3 (the 2.18.5 oracle), 20.6 after.
-    expect(at2185.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 360 });
+    expect(old.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 360 });
     const at2234 = topoReport(await snapshot(), { ncclVersion: '2.23.4', topoFile: { path: 'ndv5.xml', text } });
     expect(at2234.graphs).not.toBeNull();
     expect(at2234.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 370.8 });
+  }, 60_000);
+  it('at 2.18.5 the rings, trees and NVLS heads are NCCL 2.18.5\'s own (its search differs from 2.23.4\'s on this file)', async () => {
+    const text = corpusText('azure-ndv5');
+    const rec = oracleFiles('2.18.5').find((f) => f.id === 'azure-ndv5')!;
+    const r = topoReport(await snapshot(), { ncclVersion: '2.18.5', topoFile: { path: 'ndv5.xml', text } });
+    expect(r.graphsUnavailable).toBeNull();
+    const newer = topoReport(await snapshot(), { ncclVersion: '2.23.4', topoFile: { path: 'ndv5.xml', text } });
+    for (const job of r.graphs!.jobs) {
+      const o = rec.answers.find((a) => a.case.nodes === job.nodes && Object.keys(a.case.env).length === 0)!.out as unknown as { graphs: { id: number; nChannels: number; channels: { net: number[]; ranks: number[] }[] }[] };
+      for (const g of job.graphs) {
+        const e = o.graphs.find((x) => x.id === g.id)!;
+        expect([g.id, g.nChannels]).toEqual([e.id, e.nChannels]);
+        // The report shows an NVLS channel's head only.
+        expect(g.channels.map((c) => c.gpus)).toEqual(e.channels.map((c) => (g.id === 3 ? c.ranks.slice(0, 1) : c.ranks)));
+        expect(g.channels.map((c) => c.nics)).toEqual(e.channels.map((c) => (job.nodes > 1 ? c.net : null)));
+      }
+    }
+    // The two-node ring: 2.18.5 and 2.23.4 differ (NET rotation, NVSwitch neighbours, where channels are doubled).
+    expect(r.graphs!.jobs[1]!.graphs[0]).not.toEqual(newer.graphs!.jobs[1]!.graphs[0]);
   }, 60_000);
   it('a file that leaves the GPUs to NVML: no graph search, and why', async () => {
     const text = corpusText('azure-ndv4').replace(/<gpu[^>]*>[\s\S]*?<\/gpu>/g, '');
@@ -97,7 +115,7 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['nvb', '2.8.2', '2.8.3'],
     ['bcmGen4', '2.9.5', '2.9.6'],
     ['bcmGen5', '2.20.2', '2.20.3'],
-    ['c2cLinks', '2.22.2', '2.22.3'],
+    ['c2cLinks', '2.19.0', '2.19.1'],
     ['p2cPaths', '2.27.2', '2.27.3'],
     ['netDevsPolicy', '2.28.2', '2.28.3'],
     ['guidStrtoull', '2.28.6', '2.28.7'],
@@ -147,6 +165,49 @@ describe('the topology profile: every release boundary, both sides', () => {
   ] as [keyof TopoProfile, string, unknown, string, unknown][])('%s: %s at %s, %s at %s', (k, before, a, from, b) => {
     expect(flag(k, before)).toEqual(a);
     expect(flag(k, from)).toEqual(b);
+  });
+  // search.cc between 2.18.5 and 2.23.4 (TopoProfile.search; docs/nccl/topology.md §4).
+  const rule = <K extends keyof TopoProfile['search']>(k: K, v: string) => at(v).search[k];
+  it.each([
+    ['revLinkTyped', '2.19.0', '2.19.1'],
+    ['nvlsCompareBw', '2.19.0', '2.19.1'],
+    ['netRotation', '2.19.0', '2.19.1'],
+    ['amdSameChannels', '2.19.0', '2.19.1'],
+    ['nvlsMaxGpus', '2.19.0', '2.19.1'],
+    ['sm90Intra50', '2.19.0', '2.19.1'],
+    ['localGpuFromLocals', '2.19.0', '2.19.1'],
+    ['sm90Inter22', '2.19.2', '2.19.3'],
+    ['pciRefSkipsNvs', '2.19.2', '2.19.3'],
+    ['dupAfterPass1', '2.19.2', '2.19.3'],
+    ['selectNetsCap', '2.21.4', '2.21.5'],
+    ['sm90Intra11', '2.21.4', '2.21.5'],
+    ['nvlsDumpHead', '2.21.4', '2.21.5'],
+    ['collnetDirect', '2.22.2', '2.22.3'],
+    ['minHopsReachable', '2.23.3', '2.23.4'],
+  ] as [keyof TopoProfile['search'], string, string][])('search.%s: off at %s, on at %s', (k, before, from) => {
+    expect(rule(k, before)).toBe(false);
+    expect(rule(k, from)).toBe(true);
+  });
+  it.each([
+    ['followEmptyPath', '2.21.4', true, '2.21.5', false],
+    ['globalTimeout', '2.19.0', 5 << 16, '2.19.1', 1 << 19],
+    ['nvlsHeads', '2.19.0', 'every-net', '2.19.1', 'first-net'],
+    ['nvlsHeads', '2.22.2', 'first-net', '2.22.3', 'found'],
+    ['nvlsHeads', '2.23.3', 'found', '2.23.4', 'found-break'],
+    ['crossNic', '2.19.0', 'flag', '2.19.1', 'param'],
+    ['crossNic', '2.20.2', 'param', '2.20.3', 'alternate'],
+    ['crossNic', '2.23.3', 'alternate', '2.23.4', 'ring-alternate'],
+    ['pass2', '2.19.0', 'trees', '2.19.1', 'trees-then-nvls'],
+    ['pass2', '2.19.2', 'trees-then-nvls', '2.19.3', 'merged'],
+    ['nvsNeighbours', '2.19.2', 'none', '2.19.3', 'first'],
+    ['nvsNeighbours', '2.21.4', 'first', '2.21.5', 'only'],
+  ] as [keyof TopoProfile['search'], string, unknown, string, unknown][])('search.%s: %s at %s, %s at %s', (k, before, a, from, b) => {
+    expect(rule(k, before)).toEqual(a);
+    expect(rule(k, from)).toEqual(b);
+  });
+  it('searchModelled: off at 2.18.4, on at 2.18.5 (the earliest release held to NCCL\'s own search)', () => {
+    expect(at('2.18.4').searchModelled).toBe(false);
+    expect(at('2.18.5').searchModelled).toBe(true);
   });
   // ncclTopoNVLinkBw (NCCL src/graph/topo.h SM100_NVLINK_BW): none before 2.25.1 (sm 100 shares sm 90's value), 40.0 from 2.25.1, 40.1 from 2.27.5.
   it.each([

@@ -414,9 +414,9 @@ export interface TopoProfile {
   bcmGen4: boolean;
   /** ≥ 2.20.3: Broadcom PEX Gen5 switches are flattened. */
   bcmGen5: boolean;
-  /** ≥ 2.22.3: <c2c> links the GPU to its CPU. */
+  /** ≥ 2.19.1: <c2c> links the GPU to its CPU (topo.cc ncclTopoAddC2c; the 2.21.5 oracle has it). */
   c2cLinks: boolean;
-  /** How C2C is linked: an NVL link (2.22.3–2.25.x), a C2C link (≥ 2.26.2). */
+  /** How C2C is linked: an NVL link (2.19.1–2.25.x), a C2C link (≥ 2.26.2). */
   c2cLinkType: 'NVL' | 'C2C';
   /** ≥ 2.27.3: a GPU whose CPU is C2C reaches that CPU's PHB NICs at P2C. */
   p2cPaths: boolean;
@@ -570,7 +570,7 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     nvb: at('2.8.3'),
     bcmGen4: at('2.9.6'),
     bcmGen5: at('2.20.3'),
-    c2cLinks: at('2.22.3'),
+    c2cLinks: at('2.19.1'),
     c2cLinkType: at('2.26.2') ? 'C2C' : 'NVL',
     p2cPaths: at('2.27.3'),
     keepNetsIntra: at('2.28.7'),
