@@ -110,7 +110,9 @@ describe('the graph search in the report', () => {
 
 describe('the topology profile: every release boundary, both sides', () => {
   const at = (v: string) => topoProfileFor(parseVersion(v));
-  const flag = (k: keyof TopoProfile, v: string) => at(v)[k];
+  /** A TopoProfile flag, or `search.x` for one of TopoProfile.search's. */
+  type FlagName = keyof TopoProfile | `search.${keyof TopoProfile['search']}`;
+  const flag = (k: FlagName, v: string): unknown => (k.startsWith('search.') ? at(v).search[k.slice(7) as keyof TopoProfile['search']] : at(v)[k as keyof TopoProfile]);
   it.each([
     ['nvb', '2.8.2', '2.8.3'],
     ['bcmGen4', '2.9.5', '2.9.6'],
@@ -142,7 +144,24 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['amdInterCpuBw', '2.19.0', '2.19.1'],
     ['gdrReadNvlinkPreAmpereOnly', '2.19.0', '2.19.1'],
     ['singleGpuBw', '2.21.4', '2.21.5'],
-  ] as [keyof TopoProfile, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
+    // The graph search: modelled from 2.18.5, the earliest release held to NCCL's own search; search.cc's changes up to 2.23.4 (TopoProfile.search; docs/nccl/topology.md §4).
+    ['searchModelled', '2.18.4', '2.18.5'],
+    ['search.revLinkTyped', '2.19.0', '2.19.1'],
+    ['search.nvlsCompareBw', '2.19.0', '2.19.1'],
+    ['search.netRotation', '2.19.0', '2.19.1'],
+    ['search.amdSameChannels', '2.19.0', '2.19.1'],
+    ['search.nvlsMaxGpus', '2.19.0', '2.19.1'],
+    ['search.sm90Intra50', '2.19.0', '2.19.1'],
+    ['search.localGpuFromLocals', '2.19.0', '2.19.1'],
+    ['search.sm90Inter22', '2.19.2', '2.19.3'],
+    ['search.pciRefSkipsNvs', '2.19.2', '2.19.3'],
+    ['search.dupAfterPass1', '2.19.2', '2.19.3'],
+    ['search.selectNetsCap', '2.21.4', '2.21.5'],
+    ['search.sm90Intra11', '2.21.4', '2.21.5'],
+    ['search.nvlsDumpHead', '2.21.4', '2.21.5'],
+    ['search.collnetDirect', '2.22.2', '2.22.3'],
+    ['search.minHopsReachable', '2.23.3', '2.23.4'],
+  ] as [FlagName, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
     expect(flag(k, before)).toBe(false);
     expect(flag(k, from)).toBe(true);
   });
@@ -162,52 +181,21 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['pathTypes', '2.26.1', [0, 1, 2, 4, 5, 7, 8, 9], '2.26.2', [0, 1, 2, 3, 4, 5, 7, 8, 9]],
     ['pathTypes', '2.27.2', [0, 1, 2, 3, 4, 5, 7, 8, 9], '2.27.3', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]],
     ['logPathOrder', '2.27.4', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET'], '2.27.5', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']],
-  ] as [keyof TopoProfile, string, unknown, string, unknown][])('%s: %s at %s, %s at %s', (k, before, a, from, b) => {
+    ['search.followEmptyPath', '2.21.4', true, '2.21.5', false],
+    ['search.globalTimeout', '2.19.0', 5 << 16, '2.19.1', 1 << 19],
+    ['search.nvlsHeads', '2.19.0', 'every-net', '2.19.1', 'first-net'],
+    ['search.nvlsHeads', '2.22.2', 'first-net', '2.22.3', 'found'],
+    ['search.nvlsHeads', '2.23.3', 'found', '2.23.4', 'found-break'],
+    ['search.crossNic', '2.19.0', 'flag', '2.19.1', 'param'],
+    ['search.crossNic', '2.20.2', 'param', '2.20.3', 'alternate'],
+    ['search.crossNic', '2.23.3', 'alternate', '2.23.4', 'ring-alternate'],
+    ['search.pass2', '2.19.0', 'trees', '2.19.1', 'trees-then-nvls'],
+    ['search.pass2', '2.19.2', 'trees-then-nvls', '2.19.3', 'merged'],
+    ['search.nvsNeighbours', '2.19.2', 'none', '2.19.3', 'first'],
+    ['search.nvsNeighbours', '2.21.4', 'first', '2.21.5', 'only'],
+  ] as [FlagName, string, unknown, string, unknown][])('%s: %s at %s, %s at %s', (k, before, a, from, b) => {
     expect(flag(k, before)).toEqual(a);
     expect(flag(k, from)).toEqual(b);
-  });
-  // search.cc between 2.18.5 and 2.23.4 (TopoProfile.search; docs/nccl/topology.md §4).
-  const rule = <K extends keyof TopoProfile['search']>(k: K, v: string) => at(v).search[k];
-  it.each([
-    ['revLinkTyped', '2.19.0', '2.19.1'],
-    ['nvlsCompareBw', '2.19.0', '2.19.1'],
-    ['netRotation', '2.19.0', '2.19.1'],
-    ['amdSameChannels', '2.19.0', '2.19.1'],
-    ['nvlsMaxGpus', '2.19.0', '2.19.1'],
-    ['sm90Intra50', '2.19.0', '2.19.1'],
-    ['localGpuFromLocals', '2.19.0', '2.19.1'],
-    ['sm90Inter22', '2.19.2', '2.19.3'],
-    ['pciRefSkipsNvs', '2.19.2', '2.19.3'],
-    ['dupAfterPass1', '2.19.2', '2.19.3'],
-    ['selectNetsCap', '2.21.4', '2.21.5'],
-    ['sm90Intra11', '2.21.4', '2.21.5'],
-    ['nvlsDumpHead', '2.21.4', '2.21.5'],
-    ['collnetDirect', '2.22.2', '2.22.3'],
-    ['minHopsReachable', '2.23.3', '2.23.4'],
-  ] as [keyof TopoProfile['search'], string, string][])('search.%s: off at %s, on at %s', (k, before, from) => {
-    expect(rule(k, before)).toBe(false);
-    expect(rule(k, from)).toBe(true);
-  });
-  it.each([
-    ['followEmptyPath', '2.21.4', true, '2.21.5', false],
-    ['globalTimeout', '2.19.0', 5 << 16, '2.19.1', 1 << 19],
-    ['nvlsHeads', '2.19.0', 'every-net', '2.19.1', 'first-net'],
-    ['nvlsHeads', '2.22.2', 'first-net', '2.22.3', 'found'],
-    ['nvlsHeads', '2.23.3', 'found', '2.23.4', 'found-break'],
-    ['crossNic', '2.19.0', 'flag', '2.19.1', 'param'],
-    ['crossNic', '2.20.2', 'param', '2.20.3', 'alternate'],
-    ['crossNic', '2.23.3', 'alternate', '2.23.4', 'ring-alternate'],
-    ['pass2', '2.19.0', 'trees', '2.19.1', 'trees-then-nvls'],
-    ['pass2', '2.19.2', 'trees-then-nvls', '2.19.3', 'merged'],
-    ['nvsNeighbours', '2.19.2', 'none', '2.19.3', 'first'],
-    ['nvsNeighbours', '2.21.4', 'first', '2.21.5', 'only'],
-  ] as [keyof TopoProfile['search'], string, unknown, string, unknown][])('search.%s: %s at %s, %s at %s', (k, before, a, from, b) => {
-    expect(rule(k, before)).toEqual(a);
-    expect(rule(k, from)).toEqual(b);
-  });
-  it('searchModelled: off at 2.18.4, on at 2.18.5 (the earliest release held to NCCL\'s own search)', () => {
-    expect(at('2.18.4').searchModelled).toBe(false);
-    expect(at('2.18.5').searchModelled).toBe(true);
   });
   // ncclTopoNVLinkBw (NCCL src/graph/topo.h SM100_NVLINK_BW): none before 2.25.1 (sm 100 shares sm 90's value), 40.0 from 2.25.1, 40.1 from 2.27.5.
   it.each([
