@@ -434,8 +434,9 @@ export interface TopoProfile {
   singleGpuBw: boolean;
   /**
    * ncclTopoCompute (the graph search) is modelled from 2.18.5, the earliest release whose NCCL code
-   * ncclx was held to (docs/topo-oracle.md: 2.18.5, 2.23.4, 2.27.7, 2.30.7); `search` holds the
-   * release differences of search.cc between them. Before 2.18.5 ncclx shows no graphs and says so.
+   * ncclx was held to (docs/topo-oracle.md: 2.18.5, 2.19.1, 2.19.3, 2.20.3, 2.21.5, 2.22.3, 2.23.4,
+   * 2.27.7, 2.30.7); `search` holds search.cc's release differences up to 2.23.4. Before 2.18.5
+   * (whose search.cc differs from 2.18.1's) ncclx shows no graphs and says so.
    */
   searchModelled: boolean;
   /** search.cc's release differences (src/model/topo/search.ts reads them). */
