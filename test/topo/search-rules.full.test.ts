@@ -28,6 +28,13 @@ describe('search.cc release differences, proved on NCCL\'s recorded answers', ()
     ['sm90Inter22', '2.18.5', '2.19.3', 'oci-h100', {}],
     ['nvsNeighbours', '2.18.5', '2.19.3', 'aws-p4d-24xl', {}],
     ['pciRefSkipsNvs', '2.18.5', '2.19.3', 'aws-p4d-24xl', { NCCL_CROSS_NIC: '1' }],
+    // The other side of the boundaries.
+    ['nvlsCompareBw', '2.23.4', '2.19.0', 'azure-ndv5', {}],
+    ['netRotation', '2.23.4', '2.19.0', 'azure-ndv4', { NCCL_CROSS_NIC: '1' }],
+    ['sm90Inter22', '2.23.4', '2.19.2', 'oci-h100', {}],
+    ['crossNic', '2.20.3', '2.20.2', 'aws-p4d-24xl', { NCCL_CROSS_NIC: '1' }],
+    ['crossNic', '2.23.4', '2.23.3', 'aws-p4d-24xl', { NCCL_CROSS_NIC: '1' }],
+    ['nvlsHeads', '2.22.3', '2.22.2', 'oci-h100-k8s', {}],
   ] as [Rule, string, string, string, Record<string, string>][])('search.%s at %s (as at %s: wrong) on %s %o', (rule, tag, other, id, env) => {
     const profile = topoProfileFor(parseVersion(tag));
     const flipped = { ...profile, search: { ...profile.search, [rule]: topoProfileFor(parseVersion(other)).search[rule] } };
