@@ -35,6 +35,10 @@ describe('search.cc release differences, proved on NCCL\'s recorded answers', ()
     ['crossNic', '2.20.3', '2.20.2', 'aws-p4d-24xl', { NCCL_CROSS_NIC: '1' }],
     ['crossNic', '2.23.4', '2.23.3', 'aws-p4d-24xl', { NCCL_CROSS_NIC: '1' }],
     ['nvlsHeads', '2.22.3', '2.22.2', 'oci-h100-k8s', {}],
+    ['pass2', '2.23.4', '2.19.0', 'azure-ndv5', {}],
+    ['nvsNeighbours', '2.21.5', '2.21.4', 'aws-p4d-24xl', { NCCL_CROSS_NIC: '1' }],
+    ['nvsNeighbours', '2.23.4', '2.19.2', 'aws-p4d-24xl', {}],
+    ['pciRefSkipsNvs', '2.23.4', '2.19.2', 'azure-ndv5', {}],
   ] as [Rule, string, string, string, Record<string, string>][])('search.%s at %s (as at %s: wrong) on %s %o', (rule, tag, other, id, env) => {
     const profile = topoProfileFor(parseVersion(tag));
     const flipped = { ...profile, search: { ...profile.search, [rule]: topoProfileFor(parseVersion(other)).search[rule] } };
