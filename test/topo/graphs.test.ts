@@ -64,17 +64,35 @@ describe('the graph search in the report', () => {
     expect(r.gpuPaths[0]![1]).toEqual({ path: 'PHB', bwGBs: 24 });
     expect(r.graphs!.jobs[1]!.graphs[0]!.channels[0]!.nics).toEqual([0, 0]);
   }, 60_000);
-  it('before 2.23.4 (the graph search is not modelled there): no graphs, saying why; the GPU ↔ GPU paths are still the file\'s, as NCCL 2.18.5 computes them', async () => {
+  it('before 2.18.5 (the graph search is not modelled there): no graphs, saying why; the GPU ↔ GPU paths are still the file\'s', async () => {
     const text = corpusText('azure-ndv5');
-    const old = topoReport(await snapshot(), { ncclVersion: '2.23.3', topoFile: { path: 'ndv5.xml', text } });
+    const old = topoReport(await snapshot(), { ncclVersion: '2.18.3', topoFile: { path: 'ndv5.xml', text } });
     expect(old.graphs).toBeNull();
-    expect(old.graphsUnavailable).toMatch(/^ncclx models NCCL's graph search from 2\.23\.4 .*NCCL 2\.23\.3's is not/);
-    const at2185 = topoReport(await snapshot(), { ncclVersion: '2.18.5', topoFile: { path: 'ndv5.xml', text } });
+    expect(old.graphsUnavailable).toMatch(/^ncclx models NCCL's graph search from 2\.18\.5 .*NCCL 2\.18\.3's is older/);
     // 18 NVLinks to NVSwitch at SM90_NVLINK_BW: 20.0 GB/s each before 2.20.3 (the 2.18.5 oracle), 20.6 after.
-    expect(at2185.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 360 });
+    expect(old.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 360 });
     const at2234 = topoReport(await snapshot(), { ncclVersion: '2.23.4', topoFile: { path: 'ndv5.xml', text } });
     expect(at2234.graphs).not.toBeNull();
     expect(at2234.gpuPaths[0]![1]).toEqual({ path: 'NVL', bwGBs: 370.8 });
+  }, 60_000);
+  it('at 2.18.5 the rings, trees and NVLS heads are NCCL 2.18.5\'s own (its search differs from 2.23.4\'s on this file)', async () => {
+    const text = corpusText('azure-ndv5');
+    const rec = oracleFiles('2.18.5').find((f) => f.id === 'azure-ndv5')!;
+    const r = topoReport(await snapshot(), { ncclVersion: '2.18.5', topoFile: { path: 'ndv5.xml', text } });
+    expect(r.graphsUnavailable).toBeNull();
+    const newer = topoReport(await snapshot(), { ncclVersion: '2.23.4', topoFile: { path: 'ndv5.xml', text } });
+    for (const job of r.graphs!.jobs) {
+      const o = rec.answers.find((a) => a.case.nodes === job.nodes && Object.keys(a.case.env).length === 0)!.out as unknown as { graphs: { id: number; nChannels: number; channels: { net: number[]; ranks: number[] }[] }[] };
+      for (const g of job.graphs) {
+        const e = o.graphs.find((x) => x.id === g.id)!;
+        expect([g.id, g.nChannels]).toEqual([e.id, e.nChannels]);
+        // The report shows an NVLS channel's head only.
+        expect(g.channels.map((c) => c.gpus)).toEqual(e.channels.map((c) => (g.id === 3 ? c.ranks.slice(0, 1) : c.ranks)));
+        expect(g.channels.map((c) => c.nics)).toEqual(e.channels.map((c) => (job.nodes > 1 ? c.net : null)));
+      }
+    }
+    // The two-node ring: 2.18.5 and 2.23.4 differ (NET rotation, NVSwitch neighbours, where channels are doubled).
+    expect(r.graphs!.jobs[1]!.graphs[0]).not.toEqual(newer.graphs!.jobs[1]!.graphs[0]);
   }, 60_000);
   it('a file that leaves the GPUs to NVML: no graph search, and why', async () => {
     const text = corpusText('azure-ndv4').replace(/<gpu[^>]*>[\s\S]*?<\/gpu>/g, '');
@@ -92,12 +110,14 @@ describe('the graph search in the report', () => {
 
 describe('the topology profile: every release boundary, both sides', () => {
   const at = (v: string) => topoProfileFor(parseVersion(v));
-  const flag = (k: keyof TopoProfile, v: string) => at(v)[k];
+  /** A TopoProfile flag, or `search.x` for one of TopoProfile.search's. */
+  type FlagName = keyof TopoProfile | `search.${keyof TopoProfile['search']}`;
+  const flag = (k: FlagName, v: string): unknown => (k.startsWith('search.') ? at(v).search[k.slice(7) as keyof TopoProfile['search']] : at(v)[k as keyof TopoProfile]);
   it.each([
     ['nvb', '2.8.2', '2.8.3'],
     ['bcmGen4', '2.9.5', '2.9.6'],
     ['bcmGen5', '2.20.2', '2.20.3'],
-    ['c2cLinks', '2.22.2', '2.22.3'],
+    ['c2cLinks', '2.19.0', '2.19.1'],
     ['p2cPaths', '2.27.2', '2.27.3'],
     ['netDevsPolicy', '2.28.2', '2.28.3'],
     ['guidStrtoull', '2.28.6', '2.28.7'],
@@ -125,7 +145,24 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['gdrReadNvlinkPreAmpereOnly', '2.19.0', '2.19.1'],
     ['singleGpuBw', '2.21.4', '2.21.5'],
     ['netAttr', '2.29.6', '2.29.7'],
-  ] as [keyof TopoProfile, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
+    // The graph search: modelled from 2.18.5, the earliest release held to NCCL's own search; search.cc's changes up to 2.23.4 (TopoProfile.search; docs/nccl/topology.md §4).
+    ['searchModelled', '2.18.4', '2.18.5'],
+    ['search.revLinkTyped', '2.19.0', '2.19.1'],
+    ['search.nvlsCompareBw', '2.19.0', '2.19.1'],
+    ['search.netRotation', '2.19.0', '2.19.1'],
+    ['search.amdSameChannels', '2.19.0', '2.19.1'],
+    ['search.nvlsMaxGpus', '2.19.0', '2.19.1'],
+    ['search.sm90Intra50', '2.19.0', '2.19.1'],
+    ['search.localGpuFromLocals', '2.19.0', '2.19.1'],
+    ['search.sm90Inter22', '2.19.2', '2.19.3'],
+    ['search.pciRefSkipsNvs', '2.19.2', '2.19.3'],
+    ['search.dupAfterPass1', '2.19.2', '2.19.3'],
+    ['search.selectNetsCap', '2.21.4', '2.21.5'],
+    ['search.sm90Intra11', '2.21.4', '2.21.5'],
+    ['search.nvlsDumpHead', '2.21.4', '2.21.5'],
+    ['search.collnetDirect', '2.22.2', '2.22.3'],
+    ['search.minHopsReachable', '2.23.3', '2.23.4'],
+  ] as [FlagName, string, string][])('%s: off at %s, on at %s', (k, before, from) => {
     expect(flag(k, before)).toBe(false);
     expect(flag(k, from)).toBe(true);
   });
@@ -147,7 +184,19 @@ describe('the topology profile: every release boundary, both sides', () => {
     ['pathTypes', '2.26.1', [0, 1, 2, 4, 5, 7, 8, 9], '2.26.2', [0, 1, 2, 3, 4, 5, 7, 8, 9]],
     ['pathTypes', '2.27.2', [0, 1, 2, 3, 4, 5, 7, 8, 9], '2.27.3', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]],
     ['logPathOrder', '2.27.4', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'PXN', 'P2C', 'PHB', 'SYS', 'NET'], '2.27.5', ['LOC', 'NVL', 'NVB', 'C2C', 'PIX', 'PXB', 'P2C', 'PXN', 'PHB', 'SYS', 'NET']],
-  ] as [keyof TopoProfile, string, unknown, string, unknown][])('%s: %s at %s, %s at %s', (k, before, a, from, b) => {
+    ['search.followEmptyPath', '2.21.4', true, '2.21.5', false],
+    ['search.globalTimeout', '2.19.0', 5 << 16, '2.19.1', 1 << 19],
+    ['search.nvlsHeads', '2.19.0', 'every-net', '2.19.1', 'first-net'],
+    ['search.nvlsHeads', '2.22.2', 'first-net', '2.22.3', 'found'],
+    ['search.nvlsHeads', '2.23.3', 'found', '2.23.4', 'found-break'],
+    ['search.crossNic', '2.19.0', 'flag', '2.19.1', 'param'],
+    ['search.crossNic', '2.20.2', 'param', '2.20.3', 'alternate'],
+    ['search.crossNic', '2.23.3', 'alternate', '2.23.4', 'ring-alternate'],
+    ['search.pass2', '2.19.0', 'trees', '2.19.1', 'trees-then-nvls'],
+    ['search.pass2', '2.19.2', 'trees-then-nvls', '2.19.3', 'merged'],
+    ['search.nvsNeighbours', '2.19.2', 'none', '2.19.3', 'first'],
+    ['search.nvsNeighbours', '2.21.4', 'first', '2.21.5', 'only'],
+  ] as [FlagName, string, unknown, string, unknown][])('%s: %s at %s, %s at %s', (k, before, a, from, b) => {
     expect(flag(k, before)).toEqual(a);
     expect(flag(k, from)).toEqual(b);
   });

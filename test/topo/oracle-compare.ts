@@ -43,7 +43,7 @@ export function engineOn(tag: string, id: string, c: OracleCase['case'], search 
   const system = parseXml(corpusText(id), id);
   const profile = topoProfileFor(parseVersion(tag));
   try {
-    // Before 2.23.4 the graph search is not modelled (TopoProfile.searchModelled): every other field is compared.
+    // Where the graph search is not modelled (TopoProfile.searchModelled) every other field is compared.
     return runEngine({ system, nodes: c.nodes, vars: c.env, profile, search: search && profile.searchModelled });
   } catch (e) {
     if (e instanceof NcclInitError) return { error: e.result };
@@ -68,7 +68,7 @@ function add(t: Tally, field: string, where: string, expected: unknown, actual: 
 const GRAPH_NAMES: Record<number, string> = { 0: 'ring', 1: 'tree', 2: 'collnetChain', 3: 'nvls', 4: 'collnetDirect' };
 
 /** Compare one recorded case with the engine, adding to the tally. */
-export function compareCase(t: Tally, where: string, rec: OracleCase, got: EngineResult | { error: string }): void {
+export function compareCase(t: Tally, where: string, rec: OracleCase, got: EngineResult | { error: string }, tag: string): void {
   const o = rec.out as unknown as EngineResult & { error?: string };
   if (o.error || 'error' in got) {
     add(t, 'initialisation', where, o.error ? 'fails' : 'ok', 'error' in got ? 'fails' : 'ok');
@@ -107,7 +107,9 @@ export function compareCase(t: Tally, where: string, rec: OracleCase, got: Engin
       const devOf = new Map(g.gpus.map((x) => [x.rank, x.dev]));
       const expected = dump.channels.map((c) => ({ net: c.net, gpus: c.gpus ?? (c.ranks ?? []).map((r) => ({ dev: o.gpus.find((x) => x.rank === r)!.dev, rank: r })) }));
       const withRank = dump.channels.some((c) => (c.gpus ?? []).some((x) => x.rank !== undefined) || c.ranks);
-      const mine = (ag?.channels ?? []).map((c) => ({ net: o.inter ? c.net : [], gpus: (eg.id === 3 ? c.ranks.slice(0, 1) : c.ranks).map((r) => (withRank ? { dev: devOf.get(r), rank: r } : { dev: devOf.get(r) })) }));
+      // From 2.21.5 the dump names an NVLS channel's head only (TopoProfile.search.nvlsDumpHead).
+      const headOnly = eg.id === 3 && topoProfileFor(parseVersion(tag)).search.nvlsDumpHead;
+      const mine = (ag?.channels ?? []).map((c) => ({ net: o.inter ? c.net : [], gpus: (headOnly ? c.ranks.slice(0, 1) : c.ranks).map((r) => (withRank ? { dev: devOf.get(r), rank: r } : { dev: devOf.get(r) })) }));
       add(t, 'graph dump (NCCL_GRAPH_DUMP_FILE) channels', `${where} ${name}`, expected, mine);
     }
   }
@@ -123,7 +125,7 @@ export function sweep(tag: string, only?: (f: OracleFile, c: OracleCase) => bool
       if (only && !only(f, rec)) continue;
       cases++;
       const where = `${f.id} N=${rec.case.nodes}${Object.entries(rec.case.env).map(([k, v]) => ` ${k}=${v}`).join('')}`;
-      compareCase(tally, where, rec, engineOn(tag, f.id, rec.case, search(f, rec)));
+      compareCase(tally, where, rec, engineOn(tag, f.id, rec.case, search(f, rec)), tag);
     }
   }
   return { tally, topologies: files.length, cases };

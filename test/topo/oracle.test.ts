@@ -17,7 +17,7 @@ describe.each(tags())('NCCL %s', (tag) => {
     expect(topologies).toBeGreaterThanOrEqual(12);
     const wrong = [...tally].filter(([, v]) => v.agree !== v.total).map(([k, v]) => `${k}: ${v.agree}/${v.total}\n  ${v.diffs.join('\n  ')}`);
     expect(wrong).toEqual([]);
-    // The graphs are compared where the search is modelled (TopoProfile.searchModelled, from 2.23.4), and only there.
+    // The graphs are compared where the search is modelled (TopoProfile.searchModelled, from 2.18.5), and only there.
     const graphs = tally.get('ring: channels (ranks, NICs)')?.total ?? 0;
     if (topoProfileFor(parseVersion(tag)).searchModelled) expect(graphs).toBeGreaterThan(0);
     else expect(graphs).toBe(0);

@@ -414,9 +414,9 @@ export interface TopoProfile {
   bcmGen4: boolean;
   /** ≥ 2.20.3: Broadcom PEX Gen5 switches are flattened. */
   bcmGen5: boolean;
-  /** ≥ 2.22.3: <c2c> links the GPU to its CPU. */
+  /** ≥ 2.19.1: <c2c> links the GPU to its CPU (topo.cc ncclTopoAddC2c; the 2.21.5 oracle has it). */
   c2cLinks: boolean;
-  /** How C2C is linked: an NVL link (2.22.3–2.25.x), a C2C link (≥ 2.26.2). */
+  /** How C2C is linked: an NVL link (2.19.1–2.25.x), a C2C link (≥ 2.26.2). */
   c2cLinkType: 'NVL' | 'C2C';
   /**
    * topo.cc findLocalCpu, the walk up from a GPU to its CPU (for <c2c> and NVLinks to a CPU): over every
@@ -442,13 +442,14 @@ export interface TopoProfile {
    */
   singleGpuBw: boolean;
   /**
-   * ≥ 2.23.4: ncclTopoCompute (the graph search) as ncclx models it, held to NCCL's own code at
-   * 2.23.4, 2.27.7 and 2.30.7 (docs/topo-oracle.md). NCCL 2.18.5's search differs (NVSwitch neighbours
-   * first, NET rotation per channel, the speed arrays, ncclTopoCompareGraphs for NVLS), and the releases
-   * between are not checked: before 2.23.4 ncclx shows no graphs and says so. Paths, bandwidths,
-   * GPUDirect RDMA and PXN are checked at 2.18.5 too.
+   * ncclTopoCompute (the graph search) is modelled from 2.18.5, the earliest release whose NCCL code
+   * ncclx was held to (docs/topo-oracle.md: 2.18.5, 2.19.1, 2.19.3, 2.20.3, 2.21.5, 2.22.3, 2.23.4,
+   * 2.27.7, 2.30.7); `search` holds search.cc's release differences up to 2.23.4. Before 2.18.5
+   * (whose search.cc differs from 2.18.1's) ncclx shows no graphs and says so.
    */
   searchModelled: boolean;
+  /** search.cc's release differences (src/model/topo/search.ts reads them). */
+  search: SearchRules;
   /** ≥ 2.19.1: AMD CPUs are linked at AMD_BW (16 GB/s, ncclTopoGetInterCpuBw); before, at LOC_BW like an unknown CPU. */
   amdInterCpuBw: boolean;
   /** ≥ 2.19.1: the NVLink-peer condition on GPUDirect RDMA reads applies below sm 80 only (ncclTopoCheckGdr); before, to every GPU. */
@@ -511,6 +512,61 @@ export interface TopoProfile {
   gdrLogWhere: string;
 }
 
+/** NCCL's src/graph/search.cc (and ncclTopoGetLocalGpu) as it changed between 2.18.5 and 2.23.4, each at the first release tag whose code has it. */
+export interface SearchRules {
+  /** ≥ 2.19.1: followPath's reverse link is the one of the same type, and a CPU's NVLink takes reverse bandwidth only on POWER; before, the first link back, on any CPU. */
+  revLinkTyped: boolean;
+  /** NCCL_SEARCH_GLOBAL_TIMEOUT: 1<<19 search steps from 2.19.1, 5<<16 before. */
+  globalTimeout: number;
+  /** ≥ 2.19.1: ncclTopoCompareGraphs keeps an NVLS graph with more nChannels × bwInter too. */
+  nvlsCompareBw: boolean;
+  /** ≥ 2.19.1: ncclTopoSearchRecNet starts at the channel's index in the NET list and tries the GPUs from it; before, NETs in list order and the GPUs whose PCI link still has bandwidth first. */
+  netRotation: boolean;
+  /**
+   * How ncclTopoSearchRecNet picks NVLS (and CollNet direct) heads: 'every-net' (< 2.19.1: every NET
+   * tries the local GPU of NET number nChannels, without following a path), 'first-net' (2.19.1: one NET,
+   * from the NET), 'found' (2.22.3: NETs until one head is tried; a duplicate head skips its NET without
+   * giving its bandwidth back), 'found-break' (≥ 2.23.4).
+   */
+  nvlsHeads: 'every-net' | 'first-net' | 'found' | 'found-break';
+  /**
+   * NCCL_CROSS_NIC: 'flag' (< 2.19.1: any non-zero value allows a retry with crossNic 1, the graph keeps
+   * the value, 2 read as 0; crossing NICs costs 15 % in ncclTopoCompareGraphs), 'param' (2.19.1: 2 retries
+   * with 1, the graph has 1 only for 1), 'alternate' (2.20.3: no 15 %; with crossNic an odd channel starts
+   * at the NET the previous one ended at and ends at the one it started at), 'ring-alternate' (≥ 2.23.4:
+   * only rings alternate, with crossNic 2, and only rings and balanced trees retry).
+   */
+  crossNic: 'flag' | 'param' | 'alternate' | 'ring-alternate';
+  /** ≥ 2.19.1: through AMD CPUs (typeIntra SYS) the search keeps trying the same channels. */
+  amdSameChannels: boolean;
+  /** ncclTopoCompute's last pass: 'trees' (< 2.19.1: bwIntra up for every pattern but rings), 'trees-then-nvls' (2.19.1: then bwInter up for NVLS), 'merged' (≥ 2.19.3: rings' bandwidth up too, one pass). */
+  pass2: 'trees' | 'trees-then-nvls' | 'merged';
+  /** ≥ 2.19.1: an NVLS graph has at most one channel per GPU (maxChannels). */
+  nvlsMaxGpus: boolean;
+  /** sm 90 speed arrays: 50 GB/s intra-node from 2.19.1, 22 inter-node from 2.19.3, 11 intra-node from 2.21.5. */
+  sm90Intra50: boolean;
+  sm90Inter22: boolean;
+  sm90Intra11: boolean;
+  /** NVSwitch systems try ring/tree neighbours first: 'none' (< 2.19.3), 'first' (2.19.3: then the others), 'only' (≥ 2.21.5). */
+  nvsNeighbours: 'none' | 'first' | 'only';
+  /** ≥ 2.19.3: the inter-node search skips the PCI-order reference channel on NVSwitch systems. */
+  pciRefSkipsNvs: boolean;
+  /** ≥ 2.19.3: ncclTopoDupChannels runs after the first pass (the second searches the doubled graph); before, at the very end. */
+  dupAfterPass1: boolean;
+  /** < 2.21.5: ncclTopoFollowPath reaches a node over an empty path (itself, or one it has no path to) without checking anything. */
+  followEmptyPath: boolean;
+  /** ≥ 2.21.5: ncclTopoSelectNets adds at most MAXCHANNELS NETs by path type. */
+  selectNetsCap: boolean;
+  /** ≥ 2.21.5: NCCL_GRAPH_DUMP_FILE writes only the head GPU of an NVLS channel. */
+  nvlsDumpHead: boolean;
+  /** ≥ 2.22.3: the CollNet direct graph (id 4, its own pattern); before, CollNet has only the chain graph (id 2). */
+  collnetDirect: boolean;
+  /** ≥ 2.23.4: the GPUs closest to a NET (fewest hops) ignore GPUs it has no path to. */
+  minHopsReachable: boolean;
+  /** ≥ 2.19.1: ncclTopoGetLocalGpu looks among the NET's local GPUs only; before, every GPU. */
+  localGpuFromLocals: boolean;
+}
+
 export function topoProfileFor(version: NcclVersion): TopoProfile {
   return builtOnce(topoProfiles, version, buildTopoProfile);
 }
@@ -524,7 +580,7 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     nvb: at('2.8.3'),
     bcmGen4: at('2.9.6'),
     bcmGen5: at('2.20.3'),
-    c2cLinks: at('2.22.3'),
+    c2cLinks: at('2.19.1'),
     c2cLinkType: at('2.26.2') ? 'C2C' : 'NVL',
     localCpuWalk: at('2.26.2') ? 'switches-from' : at('2.22.3') ? 'switches' : 'any-pci',
     netAttr: at('2.29.7'),
@@ -534,7 +590,30 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     // SM90_NVLINK_BW is 20.0 before 2.20.3; sm ≥ 100 takes SM90's value until SM100_NVLINK_BW (2.25.1).
     nvlBw: { sm70: 20, sm80: 20, sm90: at('2.20.3') ? 20.6 : 20, sm100: at('2.27.5') ? 40.1 : at('2.25.1') ? 40.0 : at('2.20.3') ? 20.6 : 20 },
     singleGpuBw: at('2.21.5'),
-    searchModelled: at('2.23.4'),
+    searchModelled: at('2.18.5'),
+    search: {
+      revLinkTyped: at('2.19.1'),
+      globalTimeout: at('2.19.1') ? 1 << 19 : 5 << 16,
+      nvlsCompareBw: at('2.19.1'),
+      netRotation: at('2.19.1'),
+      nvlsHeads: at('2.23.4') ? 'found-break' : at('2.22.3') ? 'found' : at('2.19.1') ? 'first-net' : 'every-net',
+      crossNic: at('2.23.4') ? 'ring-alternate' : at('2.20.3') ? 'alternate' : at('2.19.1') ? 'param' : 'flag',
+      amdSameChannels: at('2.19.1'),
+      pass2: at('2.19.3') ? 'merged' : at('2.19.1') ? 'trees-then-nvls' : 'trees',
+      nvlsMaxGpus: at('2.19.1'),
+      sm90Intra50: at('2.19.1'),
+      sm90Inter22: at('2.19.3'),
+      sm90Intra11: at('2.21.5'),
+      nvsNeighbours: at('2.21.5') ? 'only' : at('2.19.3') ? 'first' : 'none',
+      pciRefSkipsNvs: at('2.19.3'),
+      dupAfterPass1: at('2.19.3'),
+      followEmptyPath: !at('2.21.5'),
+      selectNetsCap: at('2.21.5'),
+      nvlsDumpHead: at('2.21.5'),
+      collnetDirect: at('2.22.3'),
+      minHopsReachable: at('2.23.4'),
+      localGpuFromLocals: at('2.19.1'),
+    },
     amdInterCpuBw: at('2.19.1'),
     gdrReadNvlinkPreAmpereOnly: at('2.19.1'),
     guidStrtoull: at('2.28.7'),

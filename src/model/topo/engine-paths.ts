@@ -231,9 +231,9 @@ export function mirrorBits(val: number, pow2: number): number {
   return m;
 }
 
-/** ncclTopoGetLocalGpu: the first GPU local to NET n, channel by channel, whose local NET it is; -1 when none. */
+/** ncclTopoGetLocalGpu: the first GPU local to NET n (before 2.19.1 any GPU), channel by channel, whose local NET it is; -1 when none. */
 export function localGpu(sys: GSystem, n: number, env: PathEnv): number {
-  const gpus = getLocal(sys, NT.NET, n, NT.GPU).locals;
+  const gpus = sys.profile.search.localGpuFromLocals ? getLocal(sys, NT.NET, n, NT.GPU).locals : sys.nodes[NT.GPU]!.map((_, g) => g);
   for (let c = 0; c < MAXCHANNELS; c++) for (const g of gpus) if (localNet(sys, sys.nodes[NT.GPU]![g]!.gpu!.rank, c, env) === n) return g;
   return -1;
 }

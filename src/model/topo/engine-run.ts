@@ -149,6 +149,8 @@ export function runEngine(input: EngineInput): EngineResult {
   const name = (t: number) => PT_NAMES[t] ?? '?';
   const n = gpus.length;
   const search = input.search !== false;
+  // The NETs as the system has them before the search, which takes bandwidth off them and (2.22.3, NVLS) may not give it all back.
+  const netsOut = nets.map((n) => ({ dev: n.net!.dev, name: n.net!.name, bw: n.net!.bw, port: n.net!.port, gdr: n.net!.gdr, localGpu: n.net!.localGpu }));
   // init.cc initTransportsRank: the ring may take MAXCHANNELS/2 channels (ncclTopoDupChannels doubles up to that), CollNet direct and NVLS MAXCHANNELS.
   const maxChannels = input.profile.maxChannels;
   const ring = newGraph(GRAPH_IDS.ring, PATTERN.RING, 1, maxChannels / 2, n);
@@ -159,7 +161,8 @@ export function runEngine(input: EngineInput): EngineResult {
   const direct = newGraph(GRAPH_IDS.collnetDirect, PATTERN.COLLNET_DIRECT, 1, maxChannels, n, 1);
   if (search && input.collnet) {
     compute(sys, chain, env);
-    compute(sys, direct, env);
+    // Before 2.22.3 CollNet has the chain graph only (TopoProfile.search.collnetDirect).
+    if (input.profile.search.collnetDirect) compute(sys, direct, env);
   }
   const nvls = newGraph(GRAPH_IDS.nvls, PATTERN.NVLS, 1, maxChannels, n);
   if (search && input.nvls !== false) compute(sys, nvls, env);
@@ -169,7 +172,7 @@ export function runEngine(input: EngineInput): EngineResult {
     maxBw: sys.maxBw,
     totalBw: sys.totalBw,
     gpus: gpus.map((g) => ({ rank: g.gpu!.rank, dev: g.gpu!.dev, sm: g.gpu!.sm, gdr: g.gpu!.gdr, busid: Number((g.gpu!.parent ?? g).id.split('/')[0]).toString(16) })),
-    nets: nets.map((n) => ({ dev: n.net!.dev, name: n.net!.name, bw: n.net!.bw, port: n.net!.port, gdr: n.net!.gdr, localGpu: n.net!.localGpu })),
+    nets: netsOut,
     gpuNet: gpus.map((g) => nets.map((_, n) => {
       const p = g.paths[NT.NET]![n]!;
       return { type: name(p.type), bw: p.bw, hops: p.list.length, gdr: checkGdr(sys, g.gpu!.rank, n, false, env), gdrRead: checkGdr(sys, g.gpu!.rank, n, true, env), proxy: intermediateRank(sys, g.gpu!.rank, n) };

@@ -252,7 +252,7 @@ export function fileGraphs(
   // The engine's GPUs are in the file's order; ranks are PCI order, the report's GPU indexes.
   const byRank = [...first.gpus.keys()].sort((a, b) => first.gpus[a]!.rank - first.gpus[b]!.rank);
   const gpuPaths = byRank.map((i) => byRank.map((j) => ({ path: first.gpuGpu[i]![j]!.type as PathName, bwGBs: Math.round(first.gpuGpu[i]![j]!.bw * 10) / 10 })));
-  if (!tp.searchModelled) return { gpuPaths, unavailable: `ncclx models NCCL's graph search from 2.23.4 (held to NCCL's own code at 2.23.4, 2.27.7 and 2.30.7); NCCL ${versionString(profile.version)}'s is not (2.18.5's differs), so its rings and trees are not shown; its paths and bandwidths are` };
+  if (!tp.searchModelled) return { gpuPaths, unavailable: `ncclx models NCCL's graph search from 2.18.5 (held to NCCL's own code at 2.18.5, 2.23.4, 2.27.7 and 2.30.7); NCCL ${versionString(profile.version)}'s is older and differs, so its rings and trees are not shown; its paths and bandwidths are` };
   const graph = (g: EngineGraph, inter: boolean): TopoGraphReport => ({
     name: GRAPH_NAMES[g.id] ?? 'ring',
     id: g.id,

@@ -8,6 +8,7 @@
 import { MAXCHANNELS, NT, PT, CPU_ARCH, CPU_VENDOR, type GLink, type GNode, type GPath, type GSystem } from './engine.js';
 import { getLocal, localNet, type PathEnv } from './engine-paths.js';
 import { minOf } from '../list.js';
+import type { SearchRules } from '../nccl/versions.js';
 
 const f32 = Math.fround;
 
@@ -39,7 +40,7 @@ export interface SearchEnv extends PathEnv {
   crossNic: number;
 }
 
-const TIMEOUT = { GLOBAL: 1 << 19, SEARCH: 1 << 14, TREE: 1 << 14, SAME: 1 << 8 };
+const TIMEOUT = { SEARCH: 1 << 14, TREE: 1 << 14, SAME: 1 << 8 };
 const FORCED = { NONE: 0, PCI: 1, REPLAY: 2 };
 const MAX_NVLS_ARITY = 32;
 const MAX_DIRECT_ARITY = 7;
@@ -49,6 +50,10 @@ const SPEED = {
   inter: [48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12],
   sm90Intra: [60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0],
   sm90Inter: [48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12],
+  /** Before 2.21.5 sm 90's intra-node array lacks 11, before 2.19.1 50 too; before 2.19.3 the inter-node one lacks 22 (SearchRules). */
+  sm90IntraBefore2215: [60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0],
+  sm90IntraBefore2191: [60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0],
+  sm90InterBefore2193: [48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12],
   sm100Intra: [90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0],
   sm100Inter: [96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12],
   /** Before 2.30.3. */
@@ -68,6 +73,8 @@ const smOf = (n: GNode): number => (n.dev ? n.dev.sm : n.gpu ? n.gpu.sm : 0);
 interface Ctx {
   sys: GSystem;
   env: SearchEnv;
+  /** The release's search.cc differences. */
+  rules: SearchRules;
   gpus: GNode[];
   nets: GNode[];
   /** selectNets answers by (typeInter, gpu): paths do not change during a search, only link bandwidths. */
@@ -110,14 +117,16 @@ export function searchInit(sys: GSystem): void {
   }
 }
 
-function findRevLink(from: GNode, to: GNode, type: number): GLink {
-  const l = to.links.find((x) => x.rem === from && x.type === type);
+/** findRevLink: the link back from `to` to `from` (before 2.19.1 the first, whatever its type). */
+function findRevLink(from: GNode, to: GNode, type: number, typed: boolean): GLink {
+  const l = to.links.find((x) => x.rem === from && (!typed || x.type === type));
   if (!l) throw new Error(`Could not find rev link for ${from.id} -> ${to.id}`);
   return l;
 }
 
 /** followPath: take `bw` off every link of the path (the first maxSteps); the step it stopped at when one lacks it. */
-function followPath(path: GPath, start: GNode, maxSteps: number, bw: number): number {
+function followPath(path: GPath, start: GNode, maxSteps: number, bw: number, rules: SearchRules): number {
+  const typed = rules.revLinkTyped;
   let pciBw = bw;
   for (const link of path.list) {
     const node = link.rem;
@@ -131,11 +140,11 @@ function followPath(path: GPath, start: GNode, maxSteps: number, bw: number): nu
     let revBw = 0;
     const rem = link.rem;
     if ((rem.type === NT.DEV || (rem.type === NT.GPU && !rem.gpu!.parent)) && smOf(rem) < 80 && start.type !== NT.GPU) {
-      rev ??= findRevLink(node, rem, link.type);
+      rev ??= findRevLink(node, rem, link.type, typed);
       revBw = f32(revBw + f32(fw / 8));
     }
-    if (rem.type === NT.CPU && rem.cpu!.arch === CPU_ARCH.POWER && link.type === 1) {
-      rev ??= findRevLink(node, rem, link.type);
+    if (rem.type === NT.CPU && (rem.cpu!.arch === CPU_ARCH.POWER || !typed) && link.type === 1) {
+      rev ??= findRevLink(node, rem, link.type, typed);
       revBw = f32(revBw + fw);
     }
     if (link.bw < fw || (revBw && rev!.bw < revBw)) return step;
@@ -157,6 +166,7 @@ function followTo(ctx: Ctx, graph: TopoGraph, type1: number, index1: number, typ
   const node1 = nodeAt(ctx, type1, index1);
   const path = node1.paths[type2]![index2]!;
   const revPath = node2.paths[type1]![index1]!;
+  if (ctx.rules.followEmptyPath && path.list.length === 0) return node2;
   const intra = (type1 === NT.GPU || type1 === NT.NVS) && (type2 === NT.GPU || type2 === NT.NVS);
   let bw = intra ? graph.bwIntra : graph.bwInter;
   const type = intra ? graph.typeIntra : graph.typeInter;
@@ -165,9 +175,9 @@ function followTo(ctx: Ctx, graph: TopoGraph, type1: number, index1: number, typ
   if (mult === 1 && (graph.pattern === PATTERN.BALANCED_TREE || graph.pattern === PATTERN.TREE || graph.pattern === PATTERN.SPLIT_TREE) && revPath.type > type) return null;
   bw = f32(bw * mult);
   const count = path.list.length;
-  const step = followPath(path, node1, count, bw);
+  const step = followPath(path, node1, count, bw, ctx.rules);
   if (step < count) {
-    followPath(path, node1, step, -bw);
+    followPath(path, node1, step, -bw, ctx.rules);
     return null;
   }
   graph.nHops = Math.trunc(f32(graph.nHops + f32(mult * count)));
@@ -244,12 +254,13 @@ function nextGpuSort(ctx: Ctx, graph: TopoGraph, gpu: GNode, sortNet: number): n
   const scores = sortedCandidates(ctx, start, sortNet ? netIndex(ctx, graph.inter[graph.nChannels * 2]!) : -1).filter((s) => !ctx.gpus[s.g]!.used.has(graph.nChannels));
   const sameIntra = scores.every((s) => s.intraBw === scores[0]!.intraBw && s.intraNhops === scores[0]!.intraNhops);
   let next = sortNet === -1 && sameIntra ? scores.map((s) => s.g).reverse() : scores.map((s) => s.g);
-  if (ctx.sys.nodes[NT.NVS]!.length) {
-    // NVSwitches prefer a limited set of peers: neighbours first, and only them.
+  const neighbours = ctx.rules.nvsNeighbours;
+  if (ctx.sys.nodes[NT.NVS]!.length && neighbours !== 'none') {
+    // NVSwitches prefer a limited set of peers: neighbours first, and (≥ 2.21.5) only them.
     const prev = (start - 1 + ngpus) % ngpus;
     const nxt = (start + 1) % ngpus;
     let first = graph.pattern === PATTERN.RING ? [nxt, prev] : graph.pattern === PATTERN.SPLIT_TREE || graph.pattern === PATTERN.BALANCED_TREE ? [prev, nxt] : [nxt];
-    if (nxt === prev && first.length === 2) first = [first[0]!];
+    if (neighbours === 'only' && nxt === prev && first.length === 2) first = [first[0]!];
     let real = 0;
     for (const f of first) {
       const i = next.indexOf(f);
@@ -257,7 +268,7 @@ function nextGpuSort(ctx: Ctx, graph: TopoGraph, gpu: GNode, sortNet: number): n
       next = [f, ...next.slice(0, i), ...next.slice(i + 1)];
       real++;
     }
-    return next.slice(0, real);
+    return neighbours === 'only' ? next.slice(0, real) : next;
   }
   return next;
 }
@@ -341,11 +352,14 @@ function better(ctx: Ctx, graph: TopoGraph, ref: TopoGraph): boolean {
   if (graph.nChannels < graph.minChannels) return false;
   if (graph.pattern === PATTERN.NVLS) {
     let copy = graph.nChannels > ref.nChannels && graph.nChannels <= ctx.gpus.length;
-    if (f32(graph.nChannels * graph.bwInter) > f32(ref.nChannels * ref.bwInter)) copy = true;
+    if (ctx.rules.nvlsCompareBw && f32(graph.nChannels * graph.bwInter) > f32(ref.nChannels * ref.bwInter)) copy = true;
     return copy;
   }
+  // Before 2.20.3 a graph that crosses NICs needs 15 % more to win (crossNic bonus).
+  const bonus = ctx.rules.crossNic === 'flag' || ctx.rules.crossNic === 'param';
+  const target = bonus ? f32(1.0 - (ref.crossNic - graph.crossNic) * 0.15) : 1;
   const a = f32(graph.nChannels * graph.bwIntra);
-  const b = f32(ref.nChannels * ref.bwIntra);
+  const b = f32(f32(ref.nChannels * ref.bwIntra) * target);
   if (a > b) return true;
   if (a < b) return false;
   return graph.pattern === ref.pattern && graph.crossNic === ref.crossNic && graph.nHops < ref.nHops;
@@ -385,7 +399,7 @@ function selectNetsOnce(ctx: Ctx, typeInter: number, gpu: number): number[] {
     for (let g = 0; g < ctx.gpus.length; g++) {
       if (gpu !== -1 && gpu !== g) continue;
       const paths = ctx.gpus[g]!.paths[NT.NET]!;
-      for (let n = 0; n < ctx.nets.length && n < MAXCHANNELS; n++) {
+      for (let n = 0; n < ctx.nets.length && (!ctx.rules.selectNetsCap || n < ctx.sys.profile.maxChannels); n++) {
         if (paths[n]!.type !== t) continue;
         if (!nets.includes(n)) nets.push(n);
         if (nets.length >= max) return nets;
@@ -399,8 +413,13 @@ function selectNetsOnce(ctx: Ctx, typeInter: number, gpu: number): number[] {
 function checkNet(ctx: Ctx, graph: TopoGraph, start: GNode, n: number, step: number): boolean {
   const net = ctx.nets[n]!;
   if (graph.pattern === PATTERN.TREE && net !== start) return false;
-  if (graph.pattern === PATTERN.RING && graph.crossNic === 2) {
-    if (graph.nChannels & 1 && net.net!.dev !== graph.inter[(graph.nChannels - 1) * 2]) return false;
+  const odd = graph.nChannels & 1 && net.net!.dev !== graph.inter[(graph.nChannels - 1) * 2];
+  if (ctx.rules.crossNic !== 'ring-alternate') {
+    // Before 2.23.4 any crossNic but 1 keeps the start NET's ASIC and port; from 2.20.3 crossNic alternates too.
+    if (graph.crossNic !== 1 && (net.net!.asic !== start.net!.asic || net.net!.port !== start.net!.port)) return false;
+    if (ctx.rules.crossNic === 'alternate' && graph.crossNic && odd) return false;
+  } else if (graph.pattern === PATTERN.RING && graph.crossNic === 2) {
+    if (odd) return false;
   } else if (graph.crossNic === 0) {
     if (net.net!.asic !== start.net!.asic || net.net!.port !== start.net!.port) return false;
   }
@@ -467,33 +486,37 @@ function recGpu(ctx: Ctx, graph: TopoGraph, save: TopoGraph, gpu: GNode | null, 
 }
 
 function recNet(ctx: Ctx, graph: TopoGraph, save: TopoGraph, backToNet: number, backToFirstRank: number, time: { t: number }): void {
+  const rules = ctx.rules;
   const bw = Math.trunc(graph.bwInter);
   const nets = selectNets(ctx, graph.typeInter, -1);
+  const heads = graph.pattern === PATTERN.NVLS || graph.pattern === PATTERN.COLLNET_DIRECT;
   let found = false;
   for (let i = 0; i < nets.length; i++) {
-    if ((graph.pattern === PATTERN.NVLS || graph.pattern === PATTERN.COLLNET_DIRECT) && found) break;
-    const n = nets[(graph.nChannels + i) % nets.length]!;
+    if (heads && (found || (rules.nvlsHeads === 'first-net' && i > 0))) break;
+    const n = nets[rules.netRotation ? (graph.nChannels + i) % nets.length : i]!;
     const net = ctx.nets[n]!;
     if (graph.collNet && net.net!.coll === 0) continue;
     if (net.net!.bw < bw) continue;
-    if (graph.pattern === PATTERN.RING && graph.crossNic === 2 && graph.nChannels & 1 && net.net!.dev !== graph.inter[(graph.nChannels - 1) * 2 + 1]) continue;
+    if (startsElsewhere(ctx, graph, net)) continue;
     graph.inter[graph.nChannels * 2] = net.net!.dev;
     graph.latencyInter = net.net!.latency;
     const sameAsic = ctx.nets.filter((x) => x.net!.asic === net.net!.asic && x.net!.port === net.net!.port);
     for (const x of sameAsic) x.net!.bw = f32(x.net!.bw - bw);
     let skipRestore = false;
-    if (graph.pattern === PATTERN.NVLS || graph.pattern === PATTERN.COLLNET_DIRECT) {
+    if (heads && rules.nvlsHeads === 'every-net') {
+      // Before 2.19.1 every NET tries the same head, NET number nChannels's local GPU, reached without a path.
+      if (graph.nChannels < nets.length) {
+        const gpu = ctx.nets[nets[graph.nChannels]!]!.net!.localGpu;
+        if (gpu !== -1) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, -1, -1, gpu);
+      }
+    } else if (heads) {
       if (graph.nChannels < nets.length) {
         const gpu = net.net!.localGpu;
-        if (gpu !== -1) {
-          const rank = ctx.gpus[gpu]!.gpu!.rank;
-          let dup = false;
-          for (let c = 0; c < graph.nChannels; c++) if (graph.intra[c * ctx.gpus.length] === rank) dup = true;
-          if (!dup) {
-            tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, NT.NET, n, gpu);
-            found = true;
-          }
-        }
+        const dup = gpu !== -1 && rules.nvlsHeads !== 'first-net' && isHead(ctx, graph, gpu);
+        // 2.22.3 skips a duplicate head's NET before giving its bandwidth back.
+        if (dup && rules.nvlsHeads === 'found') skipRestore = true;
+        else if (gpu !== -1 && !dup) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, NT.NET, n, gpu);
+        found = rules.nvlsHeads === 'found' ? !dup : gpu !== -1 && !dup;
       }
     } else if (!ctx.sys.profile.netLocalGpuStart) {
       startFromBestGpus(ctx, graph, save, n, bw, backToNet, backToFirstRank, time);
@@ -517,11 +540,27 @@ function recNet(ctx: Ctx, graph: TopoGraph, save: TopoGraph, backToNet: number, 
   }
 }
 
+/** Whether GPU g already heads one of the graph's channels. */
+function isHead(ctx: Ctx, graph: TopoGraph, g: number): boolean {
+  const rank = ctx.gpus[g]!.gpu!.rank;
+  for (let c = 0; c < graph.nChannels; c++) if (graph.intra[c * ctx.gpus.length] === rank) return true;
+  return false;
+}
+
+/** With crossNic alternating (2.20.3: any crossNic; ≥ 2.23.4: rings with 2), an odd channel starts at the NET the previous one ended at. */
+function startsElsewhere(ctx: Ctx, graph: TopoGraph, net: GNode): boolean {
+  const mode = ctx.rules.crossNic;
+  const alternates = mode === 'alternate' ? graph.crossNic !== 0 : mode === 'ring-alternate' && graph.pattern === PATTERN.RING && graph.crossNic === 2;
+  return alternates && (graph.nChannels & 1) === 1 && net.net!.dev !== graph.inter[(graph.nChannels - 1) * 2 + 1];
+}
+
 /** Before 2.27.5: replay the last channel, then (first channel, or different channels allowed) the PCI order and every GPU of best bandwidth, then fewest hops, from NET n, in turn from the channel's index. */
 function startFromBestGpus(ctx: Ctx, graph: TopoGraph, save: TopoGraph, n: number, bw: number, backToNet: number, backToFirstRank: number, time: { t: number }): void {
   if (graph.nChannels > 0) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, FORCED.REPLAY, time, NT.NET, n, replayGpu(ctx, graph, -1));
   if (graph.nChannels !== 0 && graph.sameChannels !== 0) return;
-  if (graph.nChannels === 0 && ctx.sys.nodes[NT.NVS]!.length === 0) {
+  const rules = ctx.rules;
+  // The PCI order first, as a reference, on its own small budget (from 2.19.3 not with NVSwitches).
+  if (graph.nChannels === 0 && (!rules.pciRefSkipsNvs || ctx.sys.nodes[NT.NVS]!.length === 0)) {
     const t = { t: 1 << 10 };
     tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, FORCED.PCI, t, NT.NET, n, 0);
     if (t.t === -1) time.t = -1;
@@ -533,13 +572,21 @@ function startFromBestGpus(ctx: Ctx, graph: TopoGraph, save: TopoGraph, n: numbe
     if (p.bw > maxBw) {
       maxBw = p.bw;
       minHops = p.list.length;
-    } else if (p.bw === maxBw && p.list.length > 0 && p.list.length < minHops) minHops = p.list.length;
+    } else if (p.bw === maxBw && (p.list.length > 0 || !rules.minHopsReachable) && p.list.length < minHops) minHops = p.list.length;
   });
   if (maxBw < bw) return;
   const ngpus = ctx.gpus.length;
-  for (let i = 0; i < ngpus; i++) {
-    const g = (graph.nChannels + i) % ngpus;
-    if (paths[g]!.bw === maxBw && paths[g]!.list.length === minHops) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, NT.NET, n, g);
+  const best = (g: number) => paths[g]!.bw === maxBw && paths[g]!.list.length === minHops;
+  if (rules.netRotation) {
+    for (let i = 0; i < ngpus; i++) {
+      const g = (graph.nChannels + i) % ngpus;
+      if (best(g)) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, NT.NET, n, g);
+    }
+    return;
+  }
+  // Before 2.19.1: in GPU order, first the GPUs whose PCI link has bandwidth left, then the others.
+  for (const usedLink of [false, true]) {
+    for (let g = 0; g < ngpus; g++) if (best(g) && (gpuPciBw(ctx.gpus[g]!) <= 0) === usedLink) tryGpu(ctx, graph, save, 0, backToNet, backToFirstRank, 0, time, NT.NET, n, g);
   }
 }
 
@@ -602,6 +649,27 @@ function dupChannels(graph: TopoGraph, ccMin: number, ngpus: number): void {
   graph.nChannels = dup;
 }
 
+/**
+ * The crossNic step of ncclTopoCompute's first pass: true when the search runs again crossing NICs;
+ * otherwise the next search's crossNic is reset. `crossNic` is what the pattern allows of NCCL_CROSS_NIC.
+ */
+function retryCrossNic(rules: SearchRules, crossNic: number, tmp: TopoGraph, pattern: number): boolean {
+  if (rules.crossNic === 'flag') {
+    // Before 2.19.1: retry (crossNic 1) from 0, else back to 0.
+    const retry = crossNic !== 0 && tmp.crossNic === 0;
+    tmp.crossNic = retry ? crossNic : 0;
+    return retry;
+  }
+  const patternRetries = rules.crossNic !== 'ring-alternate' || pattern === PATTERN.RING || pattern === PATTERN.BALANCED_TREE;
+  if (crossNic === 2 && tmp.crossNic === 0 && patternRetries) {
+    // ≥ 2.23.4 the retry keeps 2 (rings alternate NETs); before, 1.
+    tmp.crossNic = rules.crossNic === 'ring-alternate' ? 2 : 1;
+    return true;
+  }
+  tmp.crossNic = crossNic === 1 ? 1 : 0;
+  return false;
+}
+
 /** A graph to search, for a node of `ngpus` GPUs. */
 export function newGraph(id: number, pattern: number, minChannels: number, maxChannels: number, ngpus: number, collNet = 0): TopoGraph {
   return { id, pattern, crossNic: 0, collNet, minChannels, maxChannels, nChannels: 0, bwIntra: 0, bwInter: 0, latencyInter: 0, typeIntra: 0, typeInter: 0, sameChannels: 0, nHops: 0, intra: new Array<number>(MAXCHANNELS * Math.max(1, ngpus)).fill(0), inter: new Array<number>(MAXCHANNELS * 2).fill(0) };
@@ -611,14 +679,18 @@ export function newGraph(id: number, pattern: number, minChannels: number, maxCh
 export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   const gpus = sys.nodes[NT.GPU]!;
   const nets = sys.nodes[NT.NET]!;
-  const ctx: Ctx = { sys, env, gpus, nets, netLists: new Map(), sorted: new Map(), netByDev: new Map(nets.map((n, i) => [n.net!.dev, i])) };
+  const rules = sys.profile.search;
+  const ctx: Ctx = { sys, env, rules, gpus, nets, netLists: new Map(), sorted: new Map(), netByDev: new Map(nets.map((n, i) => [n.net!.dev, i])) };
   const devs = sys.profile.devNodes ? sys.nodes[NT.DEV]! : gpus;
   const ccMin = minOf(devs.map(smOf));
   const ngpus = gpus.length;
   const ndevs = devs.length;
   const p = graph.pattern;
-  const crossNic = ctx.nets.length > 1 && (p === PATTERN.RING || p === PATTERN.BALANCED_TREE || p === PATTERN.SPLIT_TREE) ? env.crossNic : 0;
-  graph.crossNic = crossNic === 1 ? 1 : 0;
+  const crossNicPatterns = ctx.nets.length > 1 && (p === PATTERN.RING || p === PATTERN.BALANCED_TREE || p === PATTERN.SPLIT_TREE);
+  // Before 2.19.1 any non-zero NCCL_CROSS_NIC allows the crossNic retry (as 1), and the graph keeps the value itself but 2.
+  const flagMode = rules.crossNic === 'flag';
+  const crossNic = flagMode ? (crossNicPatterns && env.crossNic ? 1 : 0) : crossNicPatterns ? env.crossNic : 0;
+  graph.crossNic = flagMode ? (env.crossNic === 2 ? 0 : env.crossNic) : crossNic === 1 ? 1 : 0;
   graph.bwIntra = graph.bwInter = 0;
   graph.latencyInter = 0;
   const pr = sys.profile;
@@ -644,17 +716,22 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   graph.sameChannels = trySame;
   const cpu = sys.nodes[NT.CPU]![0]!.cpu!;
   if (p === PATTERN.NVLS && (sys.nodes[NT.NVS]!.length === 0 || ccMin < 90)) return;
-  if (p === PATTERN.NVLS) graph.maxChannels = pr.searchArity ? Math.min(MAX_NVLS_ARITY, ngpus) : ngpus;
+  if (p === PATTERN.NVLS && rules.nvlsMaxGpus) graph.maxChannels = pr.searchArity ? Math.min(MAX_NVLS_ARITY, ngpus) : ngpus;
   if (p === PATTERN.COLLNET_DIRECT) graph.maxChannels = pr.searchArity ? Math.min(MAX_DIRECT_ARITY + 1, ngpus) : ngpus;
   if (ngpus === 1 && graph.pattern !== PATTERN.RING) graph.pattern = PATTERN.TREE;
-  if (sys.inter === 0 && graph.pattern === PATTERN.NVLS) graph.minChannels = graph.maxChannels;
+  if (sys.inter === 0 && graph.pattern === PATTERN.NVLS) {
+    if (!rules.nvlsMaxGpus) graph.maxChannels = ngpus;
+    graph.minChannels = graph.maxChannels;
+  }
   if (pr.splitNvLink && graph.pattern === PATTERN.RING && splitNvLink(ctx) && graph.maxChannels >= 2 && graph.minChannels === 1) graph.minChannels = 2;
 
   const tmp = newGraph(0, 0, 0, 0, ngpus);
   copyGraph(tmp, graph);
   const v2 = sys.profile.sm100SpeedsV2;
   const sm100 = pr.sm100Speeds && ccMin >= 100;
-  const speeds = (sys.inter === 0 ? (sm100 ? (v2 ? SPEED.sm100Intra : SPEED.sm100IntraV1) : ccMin >= 90 ? SPEED.sm90Intra : SPEED.intra) : sm100 ? (v2 ? SPEED.sm100Inter : SPEED.sm100InterV1) : ccMin >= 90 ? SPEED.sm90Inter : SPEED.inter).map(f32);
+  const sm90Intra = rules.sm90Intra11 ? SPEED.sm90Intra : rules.sm90Intra50 ? SPEED.sm90IntraBefore2215 : SPEED.sm90IntraBefore2191;
+  const sm90Inter = rules.sm90Inter22 ? SPEED.sm90Inter : SPEED.sm90InterBefore2193;
+  const speeds = (sys.inter === 0 ? (sm100 ? (v2 ? SPEED.sm100Intra : SPEED.sm100IntraV1) : ccMin >= 90 ? sm90Intra : SPEED.intra) : sm100 ? (v2 ? SPEED.sm100Inter : SPEED.sm100InterV1) : ccMin >= 90 ? sm90Inter : SPEED.inter).map(f32);
   const nspeeds = speeds.length;
   let pass = 1;
   let si = 0;
@@ -665,7 +742,7 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
   if (scale) totalBw = f32(totalBw * ((ndevs * 1.0) / (ndevs - 1)));
   while ((speeds[si]! > maxBw || f32(speeds[si]! * graph.minChannels) > totalBw) && si < nspeeds - 1) si++;
   tmp.bwIntra = tmp.bwInter = speeds[si]!;
-  let globalTimeout = TIMEOUT.GLOBAL;
+  let globalTimeout = rules.globalTimeout;
   const time = { t: 0 };
 
   for (;;) {
@@ -676,13 +753,13 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
     searchRec(ctx, tmp, graph, time);
     let done = time.t === -1 || f32(graph.nChannels * graph.bwInter) >= sys.totalBw;
     if (!done && pass === 1) {
-      if (tmp.sameChannels === 1 && !(cpu.arch === CPU_ARCH.X86 && cpu.vendor === CPU_VENDOR.AMD && tmp.typeIntra === PT.SYS)) {
+      if (tmp.sameChannels === 1 && !(rules.amdSameChannels && cpu.arch === CPU_ARCH.X86 && cpu.vendor === CPU_VENDOR.AMD && tmp.typeIntra === PT.SYS)) {
         tmp.sameChannels = 0;
         continue;
       }
       tmp.sameChannels = trySame;
       if (time.t !== -1) globalTimeout += time.t;
-      else globalTimeout = TIMEOUT.GLOBAL;
+      else globalTimeout = rules.globalTimeout;
       if (globalTimeout < 0 && graph.nChannels) done = true;
       if (!done) {
         if (ccMin >= 90 && tmp.pattern === PATTERN.BALANCED_TREE) {
@@ -701,11 +778,7 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
           if (tmp.typeInter < PT.DIS) continue;
         }
         tmp.typeInter = minTypeInter;
-        if (crossNic === 2 && tmp.crossNic === 0 && (graph.pattern === PATTERN.RING || graph.pattern === PATTERN.BALANCED_TREE)) {
-          tmp.crossNic = 2;
-          continue;
-        }
-        tmp.crossNic = crossNic === 1 ? 1 : 0;
+        if (retryCrossNic(rules, crossNic, tmp, graph.pattern)) continue;
         if (si < nspeeds - 1 && (graph.nChannels === 0 || f32(speeds[si + 1]! / graph.bwInter) > 0.49)) {
           tmp.bwInter = tmp.bwIntra = speeds[++si]!;
           continue;
@@ -718,13 +791,33 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
     // done:
     if (pass === 1) {
       time.t = -1;
-      dupChannels(graph, ccMin, ngpus);
+      if (rules.dupAfterPass1) dupChannels(graph, ccMin, ngpus);
       copyGraph(tmp, graph);
       si = 0;
       while (speeds[si]! > graph.bwInter && si < nspeeds - 1) si++;
       tmp.bwIntra = tmp.bwInter = speeds[si]!;
       tmp.minChannels = graph.nChannels;
       pass = 2;
+    }
+    if (pass === 2 && rules.pass2 !== 'merged') {
+      // Before 2.19.3: bwIntra up for trees (and before 2.19.1 NVLS), then (2.19.1) bwInter up for NVLS.
+      const nvlsApart = rules.pass2 === 'trees-then-nvls';
+      if (time.t !== 0 && graph.pattern !== PATTERN.RING && !(nvlsApart && graph.pattern === PATTERN.NVLS) && tmp.bwIntra === graph.bwIntra && tmp.bwIntra < f32(tmp.bwInter * 2) && si > 0) {
+        tmp.bwIntra = speeds[--si]!;
+        continue;
+      }
+      time.t = -1;
+      copyGraph(tmp, graph);
+      pass = nvlsApart ? 3 : 4;
+    }
+    if (pass === 3) {
+      if (time.t !== 0 && graph.pattern === PATTERN.NVLS && tmp.bwInter === graph.bwInter && tmp.bwInter < f32(tmp.bwIntra * 2) && si > 0) {
+        tmp.minChannels = tmp.maxChannels = graph.nChannels;
+        tmp.bwInter = speeds[--si]!;
+        continue;
+      }
+      time.t = -1;
+      copyGraph(tmp, graph);
     }
     if (pass === 2) {
       if (time.t !== 0 && si > 0) {
@@ -754,7 +847,7 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
       graph.bwIntra = graph.bwInter = f32(0.1);
       graph.typeIntra = graph.typeInter = PT.SYS;
       graph.nChannels = 1;
-      return;
+      return; // bwIntra 0.1: nothing to double
     }
     graph.bwIntra = f32(0.1);
     graph.typeIntra = PT.SYS;
@@ -772,4 +865,6 @@ export function compute(sys: GSystem, graph: TopoGraph, env: SearchEnv): void {
     }
     graph.nChannels = 1;
   }
+  // Before 2.19.3 the channels are doubled last (rules.dupAfterPass1).
+  if (!rules.dupAfterPass1) dupChannels(graph, ccMin, ngpus);
 }
