@@ -171,7 +171,8 @@ export function finalChannels(input: ChannelInput): FinalChannels {
   }
   const user = userChannelBounds(vars, MAX);
   const cta = ctaBounds(vars, profile);
-  const keep = Math.min(user.max, src.length, cta.maxCTAs);
+  // Before 2.25.1 NCCL_MAX_CTAS=0 is taken: no channel at all (a negative one is treated as 0 here).
+  const keep = Math.max(0, Math.min(user.max, src.length, cta.maxCTAs));
   if (keep < src.length) {
     src = src.slice(0, keep);
     steps.push(`NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS: the first ${keep}`);
