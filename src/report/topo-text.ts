@@ -26,7 +26,7 @@ const link = (l: { currentSpeed: string | null; currentWidth: number | null; max
 function graphLines(r: TopoReport, s: Style, verbose: boolean): string[] {
   if (!r.graphs) return r.graphsUnavailable && r.gpus.length ? ['', s.bold('Graph search (rings, trees, NVLS)'), `  not modelled here: ${r.graphsUnavailable}`] : [];
   const netName = new Map(r.graphs.nets.map((n) => [n.dev, n.name]));
-  const out = ['', s.bold(`Graph search (rings, trees, NVLS) on ${r.graphs.source}`)];
+  const out = ['', s.bold(`Graph search (rings, trees, CollNet, NVLS) and the channels NCCL runs, on ${r.graphs.source}`)];
   for (const job of r.graphs.jobs) {
     for (const g of job.graphs) {
       out.push(`  ${job.nodes} node${job.nodes > 1 ? 's' : ''}, ${g.name}: ${g.nChannels} channel${g.nChannels === 1 ? '' : 's'} × ${g.bwIntra}/${g.bwInter} GB/s, ${g.typeIntra}/${g.typeInter}${g.crossNic ? ', cross-NIC' : ''}`);

@@ -8,6 +8,11 @@ import { parseVersion, topoProfileFor } from '../../src/model/nccl/versions.js';
 import { runEngine } from '../../src/model/topo/engine-run.js';
 import { parseXml } from '../../src/model/topo/xml-read.js';
 import { corpusText } from './oracle-compare.js';
+import { join } from 'node:path';
+import { probeNode } from '../../src/probe/index.js';
+import { topoReport } from '../../src/model/topo/report.js';
+import { renderTopo } from '../../src/report/topo-text.js';
+import { makeStyle } from '../../src/report/style.js';
 
 const tp = (v: string) => topoProfileFor(parseVersion(v));
 
@@ -109,5 +114,23 @@ describe('the graphs init.cc computes', () => {
     const off = run({});
     expect(off.graphs.filter((g) => g.id === 2 || g.id === 4).map((g) => g.nChannels)).toEqual([0, 0]);
     expect(off.channels!.collnet).toBe(false);
+  }, 30_000);
+});
+
+describe('ncclx topo shows the channels NCCL runs', () => {
+  it('the job\'s NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS: JSON jobs[].channels and the text (the TUI\'s Topology view) agree', async () => {
+    const snap = await probeNode({ root: join(import.meta.dirname, '../fixtures/topo-downtrained'), env: { NCCL_MAX_NCHANNELS: '1', NCCL_MIN_NCHANNELS: '3' } });
+    snap.pci!.topology = { ...snap.pci!.topology!, gpus: [], functions: [] };
+    const r = topoReport(snap, { ncclVersion: '2.30.7', topoFile: { path: 't.xml', text: corpusText('azure-nc48v4') } });
+    const two = r.graphs!.jobs.find((j) => j.nodes === 2)!;
+    expect(two.channels!.nChannels).toBe(3);
+    expect(two.channels!.list.map((c) => c.ring)).toEqual([0, 0, 0]);
+    expect(two.channels!.steps.join('; ')).toContain('NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS: the first 1');
+    const text = renderTopo(r, makeStyle(false), false);
+    expect(text).toContain('2 nodes, collective channels NCCL runs: 3');
+    // Without the variables: the doubling alone.
+    const plain = topoReport(await probeNode({ root: join(import.meta.dirname, '../fixtures/topo-downtrained'), env: {} }), { ncclVersion: '2.30.7', topoFile: { path: 't.xml', text: corpusText('azure-nc48v4') } });
+    const j2 = plain.graphs!.jobs.find((j) => j.nodes === 2)!;
+    expect(j2.channels!.nChannels).toBe(2 * j2.channels!.searched);
   }, 30_000);
 });

@@ -171,7 +171,7 @@ export interface TopoReport {
   p2p: { nic: number | null; proxy: number }[][];
   /** gpuPaths[g][h]: NCCL's path type and bandwidth from GPU g to GPU h. */
   gpuPaths: { path: PathName; bwGBs: number }[][];
-  /** NCCL's graph search (rings, trees, NVLS) with each channel's NICs; null with the reason in `graphsUnavailable`. */
+  /** NCCL's graph search (rings, trees, CollNet, NVLS) with each channel's NICs, and the channels NCCL runs; null with the reason in `graphsUnavailable`. */
   graphs: TopoGraphs | null;
   graphsUnavailable: string | null;
   findings: Finding[];
