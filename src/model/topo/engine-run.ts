@@ -14,6 +14,7 @@ import { checkGdr, computePaths, intermediateRank, localNet, trimSystem, DEFAULT
 import { compute, newGraph, PATTERN, searchInit, type SearchEnv, type TopoGraph } from './search.js';
 import { collnetEnabled, finalChannels, graphsComputed, intParam, type FinalChannels, type GraphsComputed } from './channels.js';
 import type { TopoProfile } from '../nccl/versions.js';
+import { minOf } from '../list.js';
 import type { XmlNode } from './xml-read.js';
 
 /** The graphs init.cc computes, in NCCL_GRAPH_DUMP_FILE's order. */
@@ -167,7 +168,7 @@ export function runEngine(input: EngineInput): EngineResult {
   }
   const nvls = newGraph(GRAPH_IDS.nvls, PATTERN.NVLS, 1, maxChannels, n);
   if (search && computed.nvls) compute(sys, nvls, env);
-  const ccMin = Math.min(...gpus.map((g) => g.gpu!.sm));
+  const ccMin = minOf(gpus.map((g) => g.gpu!.sm));
   const channels = search ? finalChannels({ profile: input.profile, vars: input.vars, nodes: input.nodes, ngpus: n, ccMin, ring, tree, chain: computed.collnet ? chain : null }) : null;
   return {
     inter: sys.inter,
