@@ -42,7 +42,8 @@ function graphLines(r: TopoReport, s: Style, verbose: boolean): string[] {
 /** The channels NCCL runs after the search: how many and why, and each one's ring and NICs (identical ones counted once, ×n). */
 function channelLines(nodes: number, ch: TopoChannelsReport, netName: Map<number, string>, verbose: boolean): string[] {
   const out = [`  ${nodes} node${nodes > 1 ? 's' : ''}, collective channels NCCL runs: ${ch.nChannels}${ch.collnet ? ' (CollNet on)' : ''} — ${ch.steps.join('; ')}`];
-  const lines = ch.list.map((c) => `ring ${c.ring}: ${c.nics ? `NET ${c.nics[0]} (${netName.get(c.nics[0]) ?? '?'}) → ` : ''}GPU ${c.gpus.join(' ')}${c.nics ? ` → NET ${c.nics[1]} (${netName.get(c.nics[1]) ?? '?'})` : ''}`);
+  // Verbose: which ring graph channel each runs; otherwise identical channels once, counted.
+  const lines = ch.list.map((c) => `${verbose ? `ring ${c.ring}: ` : ''}${c.nics ? `NET ${c.nics[0]} (${netName.get(c.nics[0]) ?? '?'}) → ` : ''}GPU ${c.gpus.join(' ')}${c.nics ? ` → NET ${c.nics[1]} (${netName.get(c.nics[1]) ?? '?'})` : ''}`);
   append(out, channelList(lines, verbose));
   return out;
 }
