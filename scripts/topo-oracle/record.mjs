@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { corpusXml } from './corpus-xml.mjs';
 
-/** The cases recorded for every topology: nodes in the job, and the environment NCCL reads. */
+/** The cases recorded for every topology: nodes in the job, the environment NCCL reads, and whether a CollNet plugin is loaded. */
 export const CASES = [
   { nodes: 1, env: {} },
   { nodes: 2, env: {} },
@@ -28,6 +28,13 @@ export const CASES = [
   { nodes: 2, env: { NCCL_PXN_DISABLE: '1' } },
   { nodes: 2, env: { NCCL_P2P_LEVEL: 'PHB' } },
   { nodes: 2, env: { NCCL_NET_GDR_LEVEL: 'PHB' } },
+  // After the search (connect.cc ncclTopoPostset): the first 6 channels, then copied up to 10 (channels 6–9
+  // take rings 0–3 but ask the graph for channels 6, 7, 0, 1's NICs).
+  { nodes: 2, env: { NCCL_MAX_NCHANNELS: '6', NCCL_MIN_NCHANNELS: '10' } },
+  // NCCL_MIN_CTAS above MAXCHANNELS (capped: 32 before 2.25.1, 64 after) over NCCL_MAX_NCHANNELS.
+  { nodes: 1, env: { NCCL_MIN_CTAS: '40', NCCL_MAX_NCHANNELS: '3' } },
+  // A CollNet plugin loaded (the oracle gives every NET the coll property) and enabled: CollNet chain and direct.
+  { nodes: 2, collnetPlugin: true, env: { NCCL_COLLNET_ENABLE: '1' } },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -38,10 +45,10 @@ const arg = (name) => {
 const oracle = arg('--oracle');
 const tag = arg('--tag');
 if (!oracle || !tag || !/^\d+\.\d+\.\d+$/.test(tag)) {
-  console.error('usage: record.mjs --oracle PATH --tag X.Y.Z [--only ID]');
+  console.error('usage: record.mjs --oracle PATH --tag X.Y.Z [--only ID,ID…]');
   process.exit(2);
 }
-const only = arg('--only');
+const only = arg('--only')?.split(',');
 const corpusDir = join(root, 'test/topo/corpus');
 const outDir = join(root, 'test/topo/oracle', tag);
 mkdirSync(outDir, { recursive: true });
@@ -65,13 +72,13 @@ const tmp = mkdtempSync(join(tmpdir(), 'ncclx-oracle-'));
 try {
   for (const f of readdirSync(corpusDir).filter((x) => x.endsWith('.json')).sort()) {
     const t = JSON.parse(readFileSync(join(corpusDir, f), 'utf8'));
-    if (only && t.id !== only) continue;
+    if (only && !only.includes(t.id)) continue;
     const xmlPath = join(tmp, `${t.id}.xml`);
     writeFileSync(xmlPath, corpusXml(t));
     const answers = CASES.map((c) => {
       const dump = join(tmp, `${t.id}-graph.xml`);
       rmSync(dump, { force: true });
-      const env = { PATH: process.env.PATH, ...c.env };
+      const env = { PATH: process.env.PATH, ...c.env, ...(c.collnetPlugin ? { ORACLE_COLLNET: '1' } : {}) };
       const r = spawnSync(oracle, [xmlPath, String(c.nodes), dump], { env, encoding: 'utf8', timeout: 120_000 });
       // NCCL's own code may crash the process (a stack overflow in findLocalCpu before 2.26.2): that is the answer.
       const crashed = r.signal === 'SIGSEGV' || r.signal === 'SIGBUS';

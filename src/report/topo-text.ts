@@ -2,7 +2,7 @@
 // types between GPUs and NICs, then per GPU its NIC, path and GPUDirect RDMA,
 // the NICs, and the findings; and as JSON (docs/topo-json.md).
 
-import type { TopoReport } from '../model/topo/report.js';
+import type { TopoChannelsReport, TopoReport } from '../model/topo/report.js';
 import { fixLines, remediationLines } from './remediation.js';
 import type { Style } from './style.js';
 import { table } from './table.js';
@@ -26,16 +26,32 @@ const link = (l: { currentSpeed: string | null; currentWidth: number | null; max
 function graphLines(r: TopoReport, s: Style, verbose: boolean): string[] {
   if (!r.graphs) return r.graphsUnavailable && r.gpus.length ? ['', s.bold('Graph search (rings, trees, NVLS)'), `  not modelled here: ${r.graphsUnavailable}`] : [];
   const netName = new Map(r.graphs.nets.map((n) => [n.dev, n.name]));
-  const out = ['', s.bold(`Graph search (rings, trees, NVLS) on ${r.graphs.source}`)];
+  const out = ['', s.bold(`Graph search (rings, trees, CollNet, NVLS) and the channels NCCL runs, on ${r.graphs.source}`)];
   for (const job of r.graphs.jobs) {
     for (const g of job.graphs) {
       out.push(`  ${job.nodes} node${job.nodes > 1 ? 's' : ''}, ${g.name}: ${g.nChannels} channel${g.nChannels === 1 ? '' : 's'} × ${g.bwIntra}/${g.bwInter} GB/s, ${g.typeIntra}/${g.typeInter}${g.crossNic ? ', cross-NIC' : ''}`);
       const lines = g.channels.map((c) => `${c.nics ? `NET ${c.nics[0]} (${netName.get(c.nics[0]) ?? '?'}) → ` : ''}GPU ${c.gpus.join(' ')}${c.nics ? ` → NET ${c.nics[1]} (${netName.get(c.nics[1]) ?? '?'})` : ''}`);
-      const shown = verbose ? lines.map((l, i) => `ch ${i}: ${l}`) : [...new Set(lines)].map((l) => `${l}${lines.filter((x) => x === l).length > 1 ? ` ×${lines.filter((x) => x === l).length}` : ''}`);
-      append(out, shown.map((l) => `    ${l}`));
+      append(out, channelList(lines, verbose));
     }
+    append(out, job.graphNotes.map((n) => `  ${job.nodes} node${job.nodes > 1 ? 's' : ''}: ${n}`));
+    if (job.channels) append(out, channelLines(job.nodes, job.channels, netName, verbose));
   }
   return out;
+}
+
+/** The channels NCCL runs after the search: how many and why, and each one's ring and NICs (identical ones counted once, ×n). */
+function channelLines(nodes: number, ch: TopoChannelsReport, netName: Map<number, string>, verbose: boolean): string[] {
+  const out = [`  ${nodes} node${nodes > 1 ? 's' : ''}, collective channels NCCL runs: ${ch.nChannels}${ch.collnet ? ' (CollNet on)' : ''} — ${ch.steps.join('; ')}`];
+  // Verbose: which ring graph channel each runs; otherwise identical channels once, counted.
+  const lines = ch.list.map((c) => `${verbose ? `ring ${c.ring}: ` : ''}${c.nics ? `NET ${c.nics[0]} (${netName.get(c.nics[0]) ?? '?'}) → ` : ''}GPU ${c.gpus.join(' ')}${c.nics ? ` → NET ${c.nics[1]} (${netName.get(c.nics[1]) ?? '?'})` : ''}`);
+  append(out, channelList(lines, verbose));
+  return out;
+}
+
+/** One line per channel (verbose), else each distinct line once with its count. */
+function channelList(lines: string[], verbose: boolean): string[] {
+  const shown = verbose ? lines.map((l, i) => `ch ${i}: ${l}`) : [...new Set(lines)].map((l) => `${l}${lines.filter((x) => x === l).length > 1 ? ` ×${lines.filter((x) => x === l).length}` : ''}`);
+  return shown.map((l) => `    ${l}`);
 }
 
 export function renderTopo(r: TopoReport, s: Style, verbose: boolean): string {

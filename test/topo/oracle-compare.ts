@@ -18,7 +18,7 @@ const CORPUS = join(ROOT, 'test/topo/corpus');
 const ORACLE = join(ROOT, 'test/topo/oracle');
 
 export interface OracleCase {
-  case: { nodes: number; env: Record<string, string> };
+  case: { nodes: number; env: Record<string, string>; collnetPlugin?: boolean };
   out: Record<string, unknown> & { error?: string; code?: number };
   graphDump: { id: number; nchannels: number; channels: { net: number[]; ranks?: number[]; gpus?: { dev: number; rank?: number }[] }[] }[] | null;
   warnings: string[];
@@ -44,7 +44,7 @@ export function engineOn(tag: string, id: string, c: OracleCase['case'], search 
   const profile = topoProfileFor(parseVersion(tag));
   try {
     // Where the graph search is not modelled (TopoProfile.searchModelled) every other field is compared.
-    return runEngine({ system, nodes: c.nodes, vars: c.env, profile, search: search && profile.searchModelled });
+    return runEngine({ system, nodes: c.nodes, vars: c.env, profile, search: search && profile.searchModelled, collnetPlugin: !!c.collnetPlugin });
   } catch (e) {
     if (e instanceof NcclInitError) return { error: e.result };
     throw e;
@@ -96,6 +96,13 @@ export function compareCase(t: Tally, where: string, rec: OracleCase, got: Engin
     add(t, 'local NICs (channels 0-3)', `${where} gpu${i}`, o.localNets[i], g.localNets[i]);
   });
   if (!g.graphs.length) return;
+  // The channels after ncclTopoPostset (recorded by the oracle's knobs driver: docs/topo-oracle.md).
+  const ch = (rec.out as { channels?: { searched: number; nChannels: number; collChannels: number; collnet: number; list?: { ranks: number[]; net?: number[] }[] } }).channels;
+  if (ch?.list) {
+    const mine = g.channels;
+    add(t, 'final channels: count (searched, nChannels, collChannels, CollNet)', where, [ch.searched, ch.nChannels, ch.collChannels, !!ch.collnet], mine && [mine.searched, mine.nChannels, mine.nChannels, mine.collnet]);
+    add(t, 'final channels: rings and NICs', where, ch.list.map((c) => [c.ranks, c.net ?? null]), mine?.list.map((c) => [c.ranks, c.net]));
+  }
   for (const eg of o.graphs) {
     const ag = g.graphs.find((x) => x.id === eg.id);
     const name = GRAPH_NAMES[eg.id] ?? String(eg.id);

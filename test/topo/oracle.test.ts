@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseVersion, topoProfileFor } from '../../src/model/nccl/versions.js';
-import { sweep, tags } from './oracle-compare.js';
+import { oracleFiles, sweep, tags } from './oracle-compare.js';
 
 // gb10-pr2202 (one GPU) holds the ring to MAXCHANNELS/2 at 2.23.4 (16 channels) and after (32).
 // nccl-issue2397 (2 GPUs, NICs with net/gin attributes) and the GB300 host (4 GPUs behind CX-8 bridges, C2C) too.
@@ -21,5 +21,18 @@ describe.each(tags())('NCCL %s', (tag) => {
     const graphs = tally.get('ring: channels (ranks, NICs)')?.total ?? 0;
     if (topoProfileFor(parseVersion(tag)).searchModelled) expect(graphs).toBeGreaterThan(0);
     else expect(graphs).toBe(0);
+  }, 120_000);
+  it('agrees on the channels NCCL runs after the search (NCCL_MIN/MAX_NCHANNELS, NCCL_MIN/MAX_CTAS, CollNet) and the CollNet graphs, on the small topologies', () => {
+    // The cases recorded by the knobs driver (docs/topo-oracle.md, step 5); oracle.full.test.ts runs every topology.
+    const knobs = (c: { case: { env: Record<string, string>; collnetPlugin?: boolean } }) => !!c.case.collnetPlugin || Object.keys(c.case.env).some((k) => /NCHANNELS|CTAS/.test(k));
+    const { tally, cases } = sweep(tag, (f, c) => SMALL.has(f.id) && knobs(c));
+    const wrong = [...tally].filter(([, v]) => v.agree !== v.total).map(([k, v]) => `${k}: ${v.agree}/${v.total}\n  ${v.diffs.join('\n  ')}`);
+    expect(wrong).toEqual([]);
+    if (!topoProfileFor(parseVersion(tag)).searchModelled) return;
+    expect(cases).toBeGreaterThanOrEqual(9);
+    expect(tally.get('final channels: rings and NICs')?.total).toBe(cases);
+    // Some recorded CollNet case found a chain: the CollNet graphs compared are not all empty.
+    const chains = oracleFiles(tag).filter((f) => SMALL.has(f.id)).flatMap((f) => f.answers).filter((a) => a.case.collnetPlugin).map((a) => (a.out as unknown as { graphs: { id: number; nChannels: number }[] }).graphs.find((g) => g.id === 2)!.nChannels);
+    expect(Math.max(...chains)).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -510,6 +510,14 @@ export interface TopoProfile {
   localNetSpread: 'modulo' | 'mask' | 'mirror';
   /** Where the GPUDirect RDMA decision is logged: TRACE from 2.30.3, INFO GRAPH|NET from 2.27.3, INFO NET before. */
   gdrLogWhere: string;
+  /** ≥ 2.27.3: NCCL_COLLNET_ENABLE is any non-zero integer (strtol); before, exactly "1" (init.cc). */
+  collnetEnableInt: boolean;
+  /** ≥ 2.28.7: NVLS with two GPUs in the node (ncclNvlsInit: gpuCount < 2 off); before, more than two. */
+  nvlsTwoGpus: boolean;
+  /** ≥ 2.25.1: NCCL_MIN_CTAS / NCCL_MAX_CTAS ≤ 0 are ignored; before, taken as they are (init.cc parseCommConfig). */
+  ctasPositiveOnly: boolean;
+  /** ≥ 2.25.1: ncclTopoPostset doubles the channels of a multi-node job on sm ≥ 90 (ring above 45 GB/s, under 16 channels); before, on sm 90 only. */
+  channelDoubleSm90Plus: boolean;
 }
 
 /** NCCL's src/graph/search.cc (and ncclTopoGetLocalGpu) as it changed between 2.18.5 and 2.23.4, each at the first release tag whose code has it. */
@@ -635,6 +643,10 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     splitNvLink: at('2.26.2'),
     sm100Speeds: at('2.25.1'),
     netLocalGpuStart: at('2.27.5'),
+    collnetEnableInt: at('2.27.3'),
+    nvlsTwoGpus: at('2.28.7'),
+    ctasPositiveOnly: at('2.25.1'),
+    channelDoubleSm90Plus: at('2.25.1'),
     // PT values: LOC 0, NVL 1, NVB 2, C2C 3, PIX 4, PXB 5, P2C 6, PXN 7, PHB 8, SYS 9.
     pathTypes: at('2.27.3') ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] : at('2.26.2') ? [0, 1, 2, 3, 4, 5, 7, 8, 9] : [0, 1, 2, 4, 5, 7, 8, 9],
     logPathOrder: at('2.27.5')

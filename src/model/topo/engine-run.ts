@@ -4,14 +4,17 @@
 // a network device (engine.ts fillAndTrim), then init.cc's order —
 // ncclTopoGetSystemFromXml, ncclTopoComputePaths, ncclTopoTrimSystem for a
 // job of `nodes` nodes laid out like this one, ncclTopoComputePaths again,
-// ncclTopoSearchInit, and ncclTopoCompute for the ring, tree, CollNet and
-// NVLS graphs. Pure.
+// ncclTopoSearchInit, ncclTopoCompute for the ring, tree, CollNet and
+// NVLS graphs (those init.cc computes: channels.ts graphsComputed), and the
+// channels NCCL ends with (channels.ts finalChannels). Pure.
 
 import { strtoll0 } from '../nccl/cint.js';
 import { fillAndTrim, NcclInitError, NT, PT, PT_NAMES, systemFromXml, type GSystem } from './engine.js';
 import { checkGdr, computePaths, intermediateRank, localNet, trimSystem, DEFAULT_PATH_ENV, type PathEnv } from './engine-paths.js';
 import { compute, newGraph, PATTERN, searchInit, type SearchEnv, type TopoGraph } from './search.js';
+import { collnetEnabled, finalChannels, graphsComputed, intParam, type FinalChannels, type GraphsComputed } from './channels.js';
 import type { TopoProfile } from '../nccl/versions.js';
+import { minOf } from '../list.js';
 import type { XmlNode } from './xml-read.js';
 
 /** The graphs init.cc computes, in NCCL_GRAPH_DUMP_FILE's order. */
@@ -25,10 +28,8 @@ export interface EngineInput {
   /** NCCL variables as the job sets them. */
   vars: Record<string, string | undefined>;
   profile: TopoProfile;
-  /** Run the CollNet searches (NCCL_COLLNET_ENABLE=1 with a CollNet plugin). */
-  collnet?: boolean;
-  /** Run the NVLS search (the driver and NCCL_NVLS_ENABLE allow it; the search itself needs NVSwitch and sm ≥ 90). */
-  nvls?: boolean;
+  /** A CollNet plugin is loaded (default: assumed when NCCL_COLLNET_ENABLE asks for CollNet; channels.ts graphsComputed). */
+  collnetPlugin?: boolean;
   /** Run the graph search (default true); without it `graphs` is empty. */
   search?: boolean;
 }
@@ -68,6 +69,10 @@ export interface EngineResult {
   /** localNets[g][c]: the NET device GPU g's channel c uses (ncclTopoGetLocalNet), c = 0..3. */
   localNets: number[][];
   graphs: EngineGraph[];
+  /** Which optional graphs init.cc computes, and why (with the search). */
+  computed: GraphsComputed | null;
+  /** The collective channels after ncclTopoPostset, each with its ring and NICs (with the search). */
+  channels: FinalChannels | null;
 }
 
 /** ncclGetLevel: NCCL_<disable>=1 is LOC, else a path name of this release or an old integer level; null when unset or not understood. */
@@ -86,12 +91,8 @@ export function ncclGetLevel(vars: Record<string, string | undefined>, disableVa
   return null;
 }
 
-const param = (vars: Record<string, string | undefined>, name: string, d: number): number => {
-  const s = vars[name];
-  if (s === undefined || s === '') return d;
-  const r = strtoll0(s);
-  return r.overflow ? d : Number(BigInt.asIntN(64, r.value));
-};
+/** An int64 NCCL parameter. */
+const param = (vars: Record<string, string | undefined>, name: string, d: number): number => intParam(vars, name, d, 64);
 
 /** The variables the path rules and the search read, parsed as NCCL parses them. */
 export function searchEnv(vars: Record<string, string | undefined>, profile: TopoProfile): SearchEnv {
@@ -129,11 +130,14 @@ function graphOut(g: TopoGraph, ngpus: number): EngineGraph {
   return { id: g.id, pattern: g.pattern, crossNic: g.crossNic, nChannels: g.nChannels, bwIntra: g.bwIntra, bwInter: g.bwInter, latencyInter: g.latencyInter, typeIntra: PT_NAMES[g.typeIntra] ?? '?', typeInter: PT_NAMES[g.typeInter] ?? '?', sameChannels: g.sameChannels, nHops: g.nHops, channels };
 }
 
+/** Whether a CollNet plugin is loaded: as the caller says, else assumed when NCCL_COLLNET_ENABLE asks for CollNet. */
+const collnetPluginOf = (input: EngineInput): boolean => input.collnetPlugin ?? collnetEnabled(input.vars, input.profile);
+
 /** The system NCCL builds for rank 0 of the job, paths computed and trimmed. */
 export function engineSystem(input: EngineInput): { sys: GSystem; env: SearchEnv } {
   checkXmlVersion(input.system);
   const env = searchEnv(input.vars, input.profile);
-  const sys = systemFromXml(fillAndTrim(input.system), input.profile);
+  const sys = systemFromXml(fillAndTrim(input.system, collnetPluginOf(input)), input.profile);
   computePaths(sys, env);
   trimSystem(sys, 0, sys.nodes[NT.GPU]!.length * input.nodes);
   computePaths(sys, env);
@@ -157,15 +161,18 @@ export function runEngine(input: EngineInput): EngineResult {
   if (search) compute(sys, ring, env);
   const tree = newGraph(GRAPH_IDS.tree, PATTERN.BALANCED_TREE, ring.nChannels, ring.nChannels, n);
   if (search) compute(sys, tree, env);
+  const computed = graphsComputed(input.vars, input.profile, n, collnetPluginOf(input));
   const chain = newGraph(GRAPH_IDS.collnetChain, PATTERN.TREE, ring.nChannels, ring.nChannels, n, 1);
   const direct = newGraph(GRAPH_IDS.collnetDirect, PATTERN.COLLNET_DIRECT, 1, maxChannels, n, 1);
-  if (search && input.collnet) {
+  if (search && computed.collnet) {
     compute(sys, chain, env);
     // Before 2.22.3 CollNet has the chain graph only (TopoProfile.search.collnetDirect).
     if (input.profile.search.collnetDirect) compute(sys, direct, env);
   }
   const nvls = newGraph(GRAPH_IDS.nvls, PATTERN.NVLS, 1, maxChannels, n);
-  if (search && input.nvls !== false) compute(sys, nvls, env);
+  if (search && computed.nvls) compute(sys, nvls, env);
+  const ccMin = minOf(gpus.map((g) => g.gpu!.sm));
+  const channels = search ? finalChannels({ profile: input.profile, vars: input.vars, nodes: input.nodes, ngpus: n, ccMin, ring, tree, chain: computed.collnet ? chain : null }) : null;
   return {
     inter: sys.inter,
     nvs: sys.nodes[NT.NVS]!.length,
@@ -183,5 +190,7 @@ export function runEngine(input: EngineInput): EngineResult {
     })),
     localNets: gpus.map((g) => [0, 1, 2, 3].map((c) => (nets.length ? nets[localNet(sys, g.gpu!.rank, c, env)]!.net!.dev : -1))),
     graphs: search ? [ring, tree, direct, chain, nvls].map((g) => graphOut(g, gpus.length)) : [],
+    computed: search ? computed : null,
+    channels,
   };
 }

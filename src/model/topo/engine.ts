@@ -491,7 +491,7 @@ export function loadCrash(system: XmlNode, profile: TopoProfile): NcclInitError 
   return null;
 }
 
-export function fillAndTrim(system: XmlNode): XmlNode {
+export function fillAndTrim(system: XmlNode, collnetPlugin = false): XmlNode {
   const clone = (n: XmlNode): XmlNode => ({ name: n.name, attrs: { ...n.attrs }, subs: n.subs.map(clone) });
   const root = clone(system);
   const gpus: { bus: number; g: XmlNode }[] = [];
@@ -511,6 +511,8 @@ export function fillAndTrim(system: XmlNode): XmlNode {
   nets.forEach((n, dev) => {
     n.attrs['dev'] = String(dev);
     for (const [k, v] of [['latency', '0'], ['speed', '100000'], ['port', '1'], ['guid', String(dev)], ['maxconn', '65536'], ['gdr', '1']] as const) n.attrs[k] ??= v;
+    // A CollNet plugin offers every device for CollNet (ncclTopoPopulateNics sets coll), unless the file says.
+    if (collnetPlugin) n.attrs['coll'] ??= '1';
     keep.add(n);
   });
   const trim = (n: XmlNode): number => {

@@ -119,11 +119,28 @@ export interface TopoGraphReport {
   channels: { gpus: number[]; nics: [number, number] | null }[];
 }
 
+/** The collective channels NCCL runs after the search (channels.ts finalChannels): the doubling, CollNet, sm ≥ 90, NCCL_MIN/MAX_NCHANNELS, NCCL_MIN/MAX_CTAS. */
+export interface TopoChannelsReport {
+  /** The channels the ring and the tree both found. */
+  searched: number;
+  /** The collective channels NCCL runs (comm->nChannels). */
+  nChannels: number;
+  /** CollNet stays on (its chain graph found, enough nodes). */
+  collnet: boolean;
+  /** Each step that set the count, in NCCL's order. */
+  steps: string[];
+  /** Each channel: the ring graph channel whose GPU order it runs, the GPUs of one node in ring order, and the NETs it enters and leaves by (ncclTopoGetNetDev: the ring graph's channel of the same index modulo its channels; null within one node). */
+  list: { ring: number; gpus: number[]; nics: [number, number] | null }[];
+}
+
 /** NCCL's graph search on this topology, for a job of `nodes` nodes laid out like this one. */
 export interface TopoJobGraphs {
   nodes: number;
-  /** The graphs NCCL computes (NVLS only with NVSwitch and sm ≥ 90; CollNet only with a CollNet plugin, not modelled). */
+  /** The graphs NCCL computes (NVLS with NCCL_NVLS_ENABLE, enough GPUs, NVSwitch and sm ≥ 90; CollNet with NCCL_COLLNET_ENABLE, a CollNet plugin assumed). */
   graphs: TopoGraphReport[];
+  /** Why an optional graph (CollNet, NVLS) is or is not computed. */
+  graphNotes: string[];
+  channels: TopoChannelsReport | null;
 }
 
 export interface TopoGraphs {
@@ -154,7 +171,7 @@ export interface TopoReport {
   p2p: { nic: number | null; proxy: number }[][];
   /** gpuPaths[g][h]: NCCL's path type and bandwidth from GPU g to GPU h. */
   gpuPaths: { path: PathName; bwGBs: number }[][];
-  /** NCCL's graph search (rings, trees, NVLS) with each channel's NICs; null with the reason in `graphsUnavailable`. */
+  /** NCCL's graph search (rings, trees, CollNet, NVLS) with each channel's NICs, and the channels NCCL runs; null with the reason in `graphsUnavailable`. */
   graphs: TopoGraphs | null;
   graphsUnavailable: string | null;
   findings: Finding[];
@@ -270,7 +287,12 @@ export function fileGraphs(
     graphs: {
       source,
       nets: jobs[1]!.r.nets.map((n) => ({ dev: n.dev, name: n.name })),
-      jobs: jobs.map(({ nodes, r }) => ({ nodes, graphs: r.graphs.filter((g) => g.nChannels > 0 || g.id <= 1).map((g) => graph(g, r.inter === 1)) })),
+      jobs: jobs.map(({ nodes, r }) => ({
+        nodes,
+        graphs: r.graphs.filter((g) => g.nChannels > 0 || g.id <= 1).map((g) => graph(g, r.inter === 1)),
+        graphNotes: r.computed?.reasons ?? [],
+        channels: r.channels && { searched: r.channels.searched, nChannels: r.channels.nChannels, collnet: r.channels.collnet, steps: r.channels.steps, list: r.channels.list.map((c) => ({ ring: c.ring, gpus: c.ranks, nics: r.inter === 1 ? c.net : null })) },
+      })),
     },
   };
 }
