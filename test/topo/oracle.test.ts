@@ -8,6 +8,8 @@ import { oracleFiles, sweep, tags } from './oracle-compare.js';
 
 // gb10-pr2202 (one GPU) holds the ring to MAXCHANNELS/2 at 2.23.4 (16 channels) and after (32).
 // nccl-issue2397 (2 GPUs, NICs with net/gin attributes) and the GB300 host (4 GPUs behind CX-8 bridges, C2C) too.
+// The tags recorded by the oracle's knobs driver (the channels after the search, CollNet): docs/topo-oracle.md.
+const KNOBS_TAGS = new Set(['2.18.5', '2.23.4', '2.27.7', '2.30.7']);
 const SMALL = new Set(['azure-nc48v4', 'azure-ndv2', 'gb10-pr2202', 'nccl-issue2397', 'oci-gb300mp-host0']);
 
 describe.each(tags())('NCCL %s', (tag) => {
@@ -28,11 +30,17 @@ describe.each(tags())('NCCL %s', (tag) => {
     const { tally, cases } = sweep(tag, (f, c) => SMALL.has(f.id) && knobs(c));
     const wrong = [...tally].filter(([, v]) => v.agree !== v.total).map(([k, v]) => `${k}: ${v.agree}/${v.total}\n  ${v.diffs.join('\n  ')}`);
     expect(wrong).toEqual([]);
-    if (!topoProfileFor(parseVersion(tag)).searchModelled) return;
+    // Only the tags the knobs driver recorded hold these cases (docs/topo-oracle.md, tags table); the others hold none.
+    if (!KNOBS_TAGS.has(tag)) {
+      expect(cases).toBe(0);
+      return;
+    }
     expect(cases).toBeGreaterThanOrEqual(9);
-    expect(tally.get('final channels: rings and NICs')?.total).toBe(cases);
+    // Every case but those where NCCL itself fails to load the file (the GB300 host before 2.26.2) has its channels.
+    const failed = oracleFiles(tag).filter((f) => SMALL.has(f.id)).flatMap((f) => f.answers).filter((a) => knobs(a) && (a.out as { error?: string }).error).length;
+    expect(tally.get('final channels: rings and NICs')?.total).toBe(cases - failed);
     // Some recorded CollNet case found a chain: the CollNet graphs compared are not all empty.
-    const chains = oracleFiles(tag).filter((f) => SMALL.has(f.id)).flatMap((f) => f.answers).filter((a) => a.case.collnetPlugin).map((a) => (a.out as unknown as { graphs: { id: number; nChannels: number }[] }).graphs.find((g) => g.id === 2)!.nChannels);
+    const chains = oracleFiles(tag).filter((f) => SMALL.has(f.id)).flatMap((f) => f.answers).filter((a) => a.case.collnetPlugin && !(a.out as { error?: string }).error).map((a) => (a.out as unknown as { graphs: { id: number; nChannels: number }[] }).graphs.find((g) => g.id === 2)!.nChannels);
     expect(Math.max(...chains)).toBeGreaterThan(0);
   }, 120_000);
 });
