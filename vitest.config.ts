@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/helpers/longest-first.js';
 
 // `npm test` runs every test file but the long ones; `npm run test:full`
 // (NCCLX_TEST_FULL=1) runs the long ones, named `*.full.test.ts`: bigger
@@ -18,6 +19,8 @@ export default defineConfig({
     // spent in child processes (the CLI, ip, tmux), so one worker per core
     // keeps both cores busy; vitest's default (cores - 1) would use one here.
     maxWorkers: Math.max(2, availableParallelism()),
+    // The longest files first, by recorded times on a fresh clone, so both workers end together.
+    sequence: { sequencer: LongestFirst },
     // The long runs build a package, an executable and an image, or start Slurm's daemons.
     testTimeout: FULL ? 300_000 : 60_000,
     hookTimeout: FULL ? 600_000 : 120_000,

@@ -10,10 +10,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as npmDotenv } from 'dotenv';
 import { describe, expect, it } from 'vitest';
+import { cliServer, sameAsOwnProcess } from '../helpers/cli-server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { link, snapshotOf } from '../unit/helpers.js';
 
-const CLI = join(__dirname, '../../dist/cli.js');
+// The built CLI's main() per call, without a Node start-up each (docs/testing.md, "One process per scenario").
+const ncclx = cliServer({ faults: false });
 const IN_CI = !!process.env['CI'] && process.env['CI'] !== 'false' && process.env['CI'] !== '0';
 const tmp = tempDir('ncclx-dotenv-');
 const canary = join(tmp, 'ran');
@@ -24,10 +26,17 @@ const PYTHONS = [...new Set(['/usr/bin/python3', 'python3'])].filter((py) => spa
 // Names Linux accepts (≤ 15 bytes, no '/', no whitespace): a command substitution, quotes, a backslash, ${HOME}.
 const NAMES = ['r$(id)3', `e'q`, 'd"q', 'b\\s', `t\`id\``, '${HOME}', '$(>ran)', 'a;>ran', 'ens1f0np0'];
 
-function envFile(name: string): { file: string; stdout: string; stderr: string; code: number | null } {
+/** `ncclx env --format dotenv` on a node whose interface has this name: its arguments and environment. */
+function envCall(name: string): { args: string[]; env: Record<string, string> } {
   const snap = join(tmp, `${Buffer.from(name).toString('hex')}.json`);
   writeFileSync(snap, JSON.stringify(snapshotOf([link('lo', ['127.0.0.1/8']), link(name, ['10.0.0.5/24'])])));
-  const r = spawnSync(process.execPath, [CLI, 'env', '--snapshot', snap, '--format', 'dotenv', '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
+  return { args: ['env', '--snapshot', snap, '--format', 'dotenv', '--nccl-version', '2.28.3'], env: { PATH: process.env['PATH'] ?? '', HOME: tmp } };
+}
+
+function envFile(name: string): { file: string; stdout: string; stderr: string; code: number | null } {
+  const { args, env } = envCall(name);
+  const snap = args[2]!;
+  const r = ncclx.run(args, env);
   const file = `${snap}.env`;
   writeFileSync(file, r.stdout);
   return { file, stdout: r.stdout, stderr: r.stderr, code: r.status };
@@ -60,6 +69,11 @@ function dockerEnvFile(text: string): Record<string, string> {
 describe('dotenv output read by its readers', () => {
   if (PYTHONS.length === 0 && !IN_CI) it.skip('python-dotenv — skipped: not installed (apt-get install python3-dotenv); CI installs it and never skips', () => {});
   else if (PYTHONS.length === 0) it('python-dotenv is installed in CI', () => expect(PYTHONS, 'apt-get install python3-dotenv').not.toHaveLength(0));
+
+  it('the CLI server answers as its own process (a name left out: exit 1, the note)', () => {
+    const { args, env } = envCall(NAMES[0]!);
+    sameAsOwnProcess(ncclx, args, env);
+  });
 
   for (const name of NAMES) {
     it(`interface ${JSON.stringify(name)}: every reader gets the exact value, or it is left out with a note; nothing runs`, () => {
@@ -95,7 +109,7 @@ describe('dotenv output read by its readers', () => {
 // reads it exactly (the file says so); nccl.conf gets only what NCCL reads at its init.
 describe('a multi-rail node (roce-healthy): RDMA_PEER_IFACES, a list with spaces', () => {
   const FIXTURE = join(__dirname, '../fixtures/roce-healthy');
-  const env = (format: string) => spawnSync(process.execPath, [CLI, 'env', '--root', FIXTURE, '--format', format, '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: tmp } });
+  const env = (format: string) => ncclx.run(['env', '--root', FIXTURE, '--format', format, '--nccl-version', '2.28.3'], { PATH: process.env['PATH'] ?? '', HOME: tmp });
   const want = JSON.parse(env('json').stdout) as Record<string, string>;
 
   it('dotenv: exit 0, and bash, dash, npm dotenv and python-dotenv read every value exactly; docker keeps the quotes, which the file says', () => {

@@ -35,7 +35,7 @@ function paste(k: KNamespace, remediation: RemediationJson | null): void {
 }
 
 if (RUN) {
-  describeWithTools(['ip', 'sysctl', 'unshare', 'mount'], 'ARP-001..004 on two RDMA netdevs sharing 10.77.0.0/24', () => {
+  describeWithTools(['ip', 'sysctl', 'unshare', 'nsenter', 'mount'], 'ARP-001..004 on two RDMA netdevs sharing 10.77.0.0/24', () => {
     let k: KNamespace;
     let fixture: string;
     const LINKS = ['eth0', 'ens1f0np0', 'ens2f0np0'];

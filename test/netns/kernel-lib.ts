@@ -7,6 +7,7 @@
 // The gate, the private dist/ copy and `sh` come from ./lib.ts, shared with
 // the other namespace suites.
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +62,7 @@ const IN_CI = process.env['CI'] === 'true';
 /** The Debian package that ships each tool the kernel suites run. */
 const PACKAGE: Record<string, string> = {
   ip: 'iproute2', tc: 'iproute2', nft: 'nftables', iptables: 'iptables', 'iptables-save': 'iptables', 'iptables-restore': 'iptables',
-  ip6tables: 'iptables', 'ip6tables-save': 'iptables', 'ip6tables-restore': 'iptables', sysctl: 'procps', unshare: 'util-linux',
+  ip6tables: 'iptables', 'ip6tables-save': 'iptables', 'ip6tables-restore': 'iptables', sysctl: 'procps', unshare: 'util-linux', nsenter: 'util-linux',
   mount: 'mount', setpriv: 'util-linux', sh: 'dash',
 };
 
@@ -123,6 +124,7 @@ export async function makeNamespace(links: KLink[]): Promise<KNamespace> {
   const dir = mkdtempSync(join(tmpdir(), `ncclx-kernel-${RUN_ID}-`));
   const etcDir = `/etc/netns/${ns}`;
   const destroy = () => {
+    endOverlays(ns);
     sh(['ip', 'netns', 'del', ns], { allowFail: true });
     sh(['ip', 'netns', 'del', peer], { allowFail: true });
     rmSync(etcDir, { recursive: true, force: true });
@@ -226,10 +228,51 @@ export interface DoctorRun {
   of(id: string): DoctorResultJson[];
 }
 
+// The fixture's mount namespace, one per (namespace, fixture, /dev/infiniband or not): made once by
+// `ip netns exec NS unshare --mount … kernel-overlay.mjs FIXTURE SCRATCH --hold`, entered by each run.
+// Entering it costs a small C program; making it afresh per run cost a Node start-up and six mounts.
+const overlays = new Map<string, { ns: string; child: ChildProcess; ready: Promise<number> }>();
+let overlayCounter = 0;
+
+function overlayPid(k: KNamespace, fixture: string, devInfiniband: boolean): Promise<number> {
+  const key = JSON.stringify([k.ns, fixture, devInfiniband]);
+  let o = overlays.get(key);
+  if (!o) {
+    const scratch = join(k.dir, `overlay-${overlayCounter++}`);
+    const argv = ['ip', 'netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, OVERLAY, fixture, scratch, ...(devInfiniband ? ['--dev-infiniband'] : []), '--hold'];
+    // Its standard input is ours: it ends with this process, even one killed before its hooks.
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
+    const ready = new Promise<number>((resolve, reject) => {
+      let out = '';
+      let err = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        // `ip netns exec` and `unshare` exec the overlay in place: the pid is the mount namespace's holder.
+        if (out.includes('ready\n')) resolve(child.pid!);
+      });
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+      child.on('error', reject);
+      child.on('close', (code) => reject(new Error(`kernel-overlay.mjs --hold ended (${code}) before it was ready: ${err}`)));
+    });
+    o = { ns: k.ns, child, ready };
+    overlays.set(key, o);
+  }
+  return o.ready;
+}
+
+function endOverlays(ns: string): void {
+  for (const [key, o] of overlays) {
+    if (o.ns !== ns) continue;
+    o.child.kill('SIGKILL');
+    overlays.delete(key);
+  }
+}
+
 /**
- * `ip netns exec NS [unshare … kernel-overlay.mjs FIXTURE …] node dist/cli.js
- * doctor ARGS` with a clean environment (PATH, HOME, NCCL_CONF_FILE and the
- * given variables). With `fixture`, /sys/class/infiniband is the fixture.
+ * `ip netns exec NS node dist/cli.js doctor ARGS` with a clean environment
+ * (PATH, HOME, NCCL_CONF_FILE and the given variables). With `fixture`,
+ * /sys/class/infiniband is the fixture: the run enters the namespace's
+ * fixture mount namespace instead (`nsenter --target HOLDER --mount --net`).
  */
 export async function doctor(k: KNamespace, args: string[], env: Record<string, string> = {}, fixture?: string, opts: { devInfiniband?: boolean } = {}): Promise<DoctorRun> {
   const r = await ncclx<DoctorJson>(k, ['doctor', ...args], env, fixture, opts);
@@ -245,8 +288,9 @@ export async function ncclx<T = unknown>(
   opts: { cwd?: string; devInfiniband?: boolean } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; json: T | null }> {
   const cli = [process.execPath, cliPath(), ...args];
+  // Entering a mount namespace puts the process at its root: --wd keeps the working directory.
   const argv = fixture
-    ? ['ip', 'netns', 'exec', k.ns, 'unshare', '--mount', '--propagation', 'private', process.execPath, OVERLAY, fixture, join(k.dir, 'overlay'), ...(opts.devInfiniband ? ['--dev-infiniband'] : []), '--', ...cli]
+    ? ['nsenter', '--target', String(await overlayPid(k, fixture, opts.devInfiniband ?? false)), '--mount', '--net', `--wd=${opts.cwd ?? process.cwd()}`, '--', ...cli]
     : ['ip', 'netns', 'exec', k.ns, ...cli];
   const emptyConf = join(k.dir, 'empty-nccl.conf');
   writeFileSync(emptyConf, '');

@@ -11,6 +11,11 @@
 // Usage (must already run in its own mount namespace, e.g. under
 // `ip netns exec NS unshare --mount --propagation private`):
 //   node kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> [--dev-infiniband] -- <command> [args…]
+//   node kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> [--dev-infiniband] --hold
+// With --hold it runs no command: it prints `ready` once the mounts are in
+// place and keeps the mount namespace alive until its standard input ends,
+// so each command can enter it (`nsenter --target PID --mount --net`)
+// without a Node start-up and the mounts per command (kernel-lib.ts).
 //
 // sysfs cannot get a new directory, so a tmpfs goes over /sys/class with
 // `net` (bind of the real one, saved first) and `infiniband` (the fixture).
@@ -29,8 +34,9 @@ const args = process.argv.slice(2);
 const devInfiniband = args[2] === '--dev-infiniband';
 if (devInfiniband) args.splice(2, 1);
 const [fixture, scratch, sep, ...command] = args;
-if (!fixture || !scratch || sep !== '--' || command.length === 0) {
-  process.stderr.write('usage: kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> [--dev-infiniband] -- <command> [args…]\n');
+const hold = sep === '--hold' && command.length === 0;
+if (!fixture || !scratch || !(hold || (sep === '--' && command.length > 0))) {
+  process.stderr.write('usage: kernel-overlay.mjs <fixture-infiniband-dir> <scratch-dir> [--dev-infiniband] (-- <command> [args…] | --hold)\n');
   process.exit(2);
 }
 
@@ -68,5 +74,10 @@ if (devInfiniband) {
   for (const [name, to] of [['fd', '/proc/self/fd'], ['stdin', '/proc/self/fd/0'], ['stdout', '/proc/self/fd/1'], ['stderr', '/proc/self/fd/2']]) symlinkSync(to, join('/dev', name));
 }
 
-const r = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env: process.env });
-process.exit(r.status ?? 2);
+if (hold) {
+  process.stdout.write('ready\n');
+  process.stdin.resume().on('end', () => process.exit(0));
+} else {
+  const r = spawnSync(command[0], command.slice(1), { stdio: 'inherit', env: process.env });
+  process.exit(r.status ?? 2);
+}

@@ -101,7 +101,7 @@ if (RUN) {
     live = [];
   });
 
-  describeWithTools(['ip', 'sysctl', 'unshare', 'mount'], 'ARP-002/003/004 pasted alone (two RDMA netdevs on one /24, strict rp_filter)', () => {
+  describeWithTools(['ip', 'sysctl', 'unshare', 'nsenter', 'mount'], 'ARP-002/003/004 pasted alone (two RDMA netdevs on one /24, strict rp_filter)', () => {
     const LINKS = ['eth0', 'ens1f0np0', 'ens2f0np0'];
     const build = async (): Promise<Scenario> => {
       const k = await makeNamespace([
@@ -129,7 +129,7 @@ if (RUN) {
     }, 120_000);
   });
 
-  describeWithTools(['ip', 'unshare', 'mount'], 'IB-010 and IB-027 pasted alone (two RoCE rails on veths whose MTU the paste changes)', () => {
+  describeWithTools(['ip', 'unshare', 'nsenter', 'mount'], 'IB-010 and IB-027 pasted alone (two RoCE rails on veths whose MTU the paste changes)', () => {
     const build = (mtus: [number, number]) => async (): Promise<Scenario> => {
       const k = await makeNamespace([
         { name: 'eth0', addrs: ['192.168.78.5/24'] },

@@ -579,12 +579,26 @@ function explicit(table: GidTable, index: number, mode: 'explicit' | 'fixed-defa
 // profile's content (callers derive variants of a profile, e.g. the automatic
 // choice IB-006 compares with, and every context makes its own object).
 const gidMemo = new WeakMap<object, Map<string, GidSelection>>();
+// A profile's content as a number, found once per profile object: a version's profile is one object
+// (versions.ts), and stringifying it into every port's key cost more than the walk the memo saves.
+const profileIds = new WeakMap<Profile, number>();
+const idOfProfileText = new Map<string, number>();
+const profileId = (p: Profile): number => {
+  let id = profileIds.get(p);
+  if (id === undefined) {
+    const text = JSON.stringify(p);
+    id = idOfProfileText.get(text);
+    if (id === undefined) idOfProfileText.set(text, (id = idOfProfileText.size));
+    profileIds.set(p, id);
+  }
+  return id;
+};
 
 /** ncclIbGetGidIndex() for one port, as this profile does it. */
 export function selectGid(table: GidTable, params: GidParams, profile: Profile, dev: string, port: number): GidSelection {
   let byKey = gidMemo.get(table.entries);
   if (!byKey) gidMemo.set(table.entries, (byKey = new Map()));
-  const key = JSON.stringify([table.linkLayer, params, profile, dev, port]);
+  const key = JSON.stringify([table.linkLayer, params, profileId(profile), dev, port]);
   let sel = byKey.get(key);
   if (!sel) byKey.set(key, (sel = walkGidTable(table, params, profile, dev, port)));
   return sel;

@@ -147,6 +147,16 @@ function gidFields(port: RdmaPort, sel: GidSelection | null, linkLayer: string |
   };
 }
 
+// A port's GID walk as trace steps (a step per table entry), made once per selection: selectGid
+// remembers its selections, and re-making these per model build was most of the build's garbage.
+const gidTraces = new WeakMap<GidSelection, PortReport['trace']>();
+function gidTrace(sel: GidSelection | null): PortReport['trace'] {
+  if (!sel) return [];
+  let t = gidTraces.get(sel);
+  if (!t) gidTraces.set(sel, (t = sel.trace.map((x) => ({ stage: 'gid' as const, index: x.index, verdict: x.verdict, reason: x.reason }))));
+  return t;
+}
+
 export interface IbModel {
   report: IbReport;
   selection: IbSelection;
@@ -212,7 +222,7 @@ function buildIbModel(snapshot: NodeSnapshot, o: IbOverrides): IbModel {
         ...gidFields(p, gidSel, ll),
         gidSelection: gidSel ? { mode: gidSel.mode, outcome: gidSel.outcome, einvalReads: gidSel.einval } : null,
         gidTable: { length: tableLength(p.gids), configured, unreadableTypes },
-        trace: [...decision.trace, ...(gidSel?.trace ?? []).map((t) => ({ stage: 'gid' as const, index: t.index, verdict: t.verdict, reason: t.reason }))],
+        trace: [...decision.trace, ...gidTrace(gidSel)],
       };
     });
     const ncclDev = selection.devices.find((x) => x.dev === d.name);

@@ -234,18 +234,26 @@ const NCCLX_BASE: Record<number, string> = { 29: '2.29.2', 30: '2.30.3', 31: '2.
 
 /**
  * Profiles are pure functions of the version and are asked for again and again
- * (every check, every what-if): each version object's profile is built once,
- * and frozen, so no caller can change another's.
+ * (every check, every what-if): each version's profile is built once, and
+ * frozen, so no caller can change another's. Keyed by what the version says,
+ * not by the object: every parseVersion() call (each context of each what-if)
+ * makes a new one, and a profile rebuilt per call was a measurable part of
+ * verifying advice. The key holds every field, so the profile's `version` is
+ * one equal to the caller's.
  */
-const profiles = new WeakMap<NcclVersion, Profile>();
-const topoProfiles = new WeakMap<NcclVersion, TopoProfile>();
+const PROFILES_KEPT = 1024;
+const profiles = new Map<string, Profile>();
+const topoProfiles = new Map<string, TopoProfile>();
 
 /** cache's entry for v, built (and frozen) the first time. */
-function builtOnce<T extends object>(cache: WeakMap<NcclVersion, T>, v: NcclVersion, build: (v: NcclVersion) => T): T {
-  let p = cache.get(v);
+function builtOnce<T extends object>(cache: Map<string, T>, v: NcclVersion, build: (v: NcclVersion) => T): T {
+  const key = `${v.vendor}\0${v.major}\0${v.minor}\0${v.patch}\0${v.patchAssumed}\0${v.raw}`;
+  let p = cache.get(key);
   if (!p) {
     p = Object.freeze(build(v));
-    cache.set(v, p);
+    // Bounded: the versions a log names are the reader's input.
+    if (cache.size >= PROFILES_KEPT) cache.clear();
+    cache.set(key, p);
   }
   return p;
 }
