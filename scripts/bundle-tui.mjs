@@ -10,7 +10,7 @@
 import { build } from 'esbuild';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inkWithoutDevtools } from './esbuild-plugins.mjs';
+import { esmInPlace, inkWithoutDevtools } from './esbuild-plugins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tui = join(root, 'dist', 'tui');
@@ -31,18 +31,9 @@ const projectExternal = {
 };
 
 const result = await build({
-  entryPoints: [entry],
-  outfile: entry,
-  allowOverwrite: true,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
+  ...esmInPlace(entry),
   define: { 'process.env.NODE_ENV': '"production"' },
-  // CommonJS inside the bundle (React) calls require() for Node built-ins.
-  banner: { js: "import { createRequire as __ncclxCreateRequire } from 'node:module';\nconst require = __ncclxCreateRequire(import.meta.url);" },
   plugins: [inkWithoutDevtools, projectExternal],
-  logLevel: 'warning',
   legalComments: 'none',
   metafile: true,
 });

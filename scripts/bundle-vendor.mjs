@@ -7,22 +7,12 @@
 //
 // Run by `npm run build` after tsc.
 import { build } from 'esbuild';
+import { esmInPlace } from './esbuild-plugins.mjs';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const vendor = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'vendor');
 for (const name of readdirSync(vendor).filter((n) => n.endsWith('.js'))) {
-  const entry = join(vendor, name);
-  await build({
-    entryPoints: [entry],
-    outfile: entry,
-    allowOverwrite: true,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    banner: { js: "import { createRequire as __ncclxCreateRequire } from 'node:module'; const require = __ncclxCreateRequire(import.meta.url);" },
-    logLevel: 'warning',
-  });
+  await build(esmInPlace(join(vendor, name)));
 }

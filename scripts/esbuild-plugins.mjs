@@ -1,7 +1,27 @@
-// esbuild plugins shared by the bundles ncclx builds: the interactive
-// doctor's (bundle-tui.mjs) and the single executable's (build-exe.mjs).
+// esbuild plugins and options shared by the bundles ncclx builds: the
+// interactive doctor's (bundle-tui.mjs), the vendored packages'
+// (bundle-vendor.mjs) and the single executable's (build-exe.mjs).
 import { readFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+
+/**
+ * One ES module for Node 20, written over the module tsc emitted. CommonJS
+ * inside the bundle (React, commander) calls require() for Node's built-ins:
+ * the bundle gets a require of its own.
+ */
+export function esmInPlace(entry) {
+  return {
+    entryPoints: [entry],
+    outfile: entry,
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: "import { createRequire as __ncclxCreateRequire } from 'node:module';\nconst require = __ncclxCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  };
+}
 
 // Ink connects to React Devtools when DEV=true, via a dynamic import of its
 // devtools.js, which imports react-devtools-core (not installed). Not in ncclx.
