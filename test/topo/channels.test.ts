@@ -72,6 +72,16 @@ describe('the channels NCCL runs after the search (connect.cc ncclTopoPostset)',
     expect(finalChannels(input({ ...fast, nodes: 1, ccMin: 90 })).nChannels).toBe(8);
     expect(finalChannels(input({ ...fast, ring: ring(4, 45) })).nChannels).toBe(8);
   });
+  it('that doubling needs fewer than 16 channels from 2.20.3; before, only that twice as many fit MAXCHANNELS (NCCL 2.18.5 doubles 16 to 32)', () => {
+    const sixteen = { nodes: 2, ccMin: 90, ring: ring(8, 48), tree: { nChannels: 8 } };
+    expect(finalChannels(input({ ...sixteen, profile: tp('2.20.3') })).nChannels).toBe(16);
+    expect(finalChannels(input({ ...sixteen, profile: tp('2.19.4') })).nChannels).toBe(32);
+    expect(finalChannels(input({ ...sixteen, profile: tp('2.18.5') })).nChannels).toBe(32);
+    // Four found (8 after the first doubling): both rules double again.
+    const four = { ...sixteen, ring: ring(4, 48), tree: { nChannels: 4 } };
+    expect(finalChannels(input({ ...four, profile: tp('2.19.4') })).nChannels).toBe(16);
+    expect(finalChannels(input({ ...four, profile: tp('2.20.3') })).nChannels).toBe(16);
+  });
   it('CollNet adds half as many again when its chain is faster inside the node, from NCCL_COLLNET_NODE_THRESHOLD nodes', () => {
     const chain = { ...ring(4, 24), bwInter: 12 };
     expect(finalChannels(input({ chain })).nChannels).toBe(12);

@@ -526,6 +526,8 @@ export interface TopoProfile {
   ctasPositiveOnly: boolean;
   /** ≥ 2.25.1: ncclTopoPostset doubles the channels of a multi-node job on sm ≥ 90 (ring above 45 GB/s, under 16 channels); before, on sm 90 only. */
   channelDoubleSm90Plus: boolean;
+  /** ≥ 2.20.3: that doubling needs fewer than 16 channels; before, only that twice as many fit MAXCHANNELS (connect.cc ncclTopoPostset). */
+  sm90DoubleBelow16: boolean;
 }
 
 /** NCCL's src/graph/search.cc (and ncclTopoGetLocalGpu) as it changed between 2.18.5 and 2.23.4, each at the first release tag whose code has it. */
@@ -655,6 +657,7 @@ function buildTopoProfile(version: NcclVersion): TopoProfile {
     nvlsTwoGpus: at('2.28.7'),
     ctasPositiveOnly: at('2.25.1'),
     channelDoubleSm90Plus: at('2.25.1'),
+    sm90DoubleBelow16: at('2.20.3'),
     // PT values: LOC 0, NVL 1, NVB 2, C2C 3, PIX 4, PXB 5, P2C 6, PXN 7, PHB 8, SYS 9.
     pathTypes: at('2.27.3') ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] : at('2.26.2') ? [0, 1, 2, 3, 4, 5, 7, 8, 9] : [0, 1, 2, 4, 5, 7, 8, 9],
     logPathOrder: at('2.27.5')

@@ -165,7 +165,8 @@ export function finalChannels(input: ChannelInput): FinalChannels {
     steps.push(`CollNet: half as many again to fill the node's bandwidth: ${src.length}`);
   }
   const sm90 = profile.channelDoubleSm90Plus ? input.ccMin >= 90 : input.ccMin === 90;
-  if (sm90 && nodes > 1 && ring.bwIntra > 45.0 && src.length < 16) {
+  const room = profile.sm90DoubleBelow16 ? src.length < 16 : 2 * src.length <= MAX;
+  if (sm90 && nodes > 1 && ring.bwIntra > 45.0 && room) {
     copyTo(2 * src.length);
     steps.push(`sm ${input.ccMin}, more than one node, ring at ${Math.round(ring.bwIntra * 10) / 10} GB/s: doubled again: ${src.length}`);
   }
