@@ -210,9 +210,9 @@ function socketVars(ctx: CheckContext, b: Builder, ib: IbChoice): string[] {
   // A name that was not resolved when the node was read (a --root tree, a snapshot): NCCL's bootstrap interface is
   // the one on that address's subnet, which nobody can tell from here. The doctor says it cannot predict it
   // (SOCK-020); so does this plan, rather than passing the exports off as the whole answer.
-  const commUnknown = commId !== undefined && commId !== '' && !loopbackHost(hostOf(commId)) && !!comm.parse && !comm.parse.ok && comm.parse.indeterminate;
-  if (commUnknown) {
-    b.statement('bootstrap', ['NCCL_COMM_ID'], `NCCL_COMM_ID=${commId}: ${!comm.parse!.ok ? comm.parse!.reason : ''}. Bootstrap listens on the interface on that address's subnet (NCCL_SOCKET_IFNAME does not apply to it while NCCL_COMM_ID is set), which ncclx cannot tell: run ncclx env on the node itself with the job's environment, or set NCCL_COMM_ID to rank 0's IP address`);
+  const unresolved = commId !== undefined && commId !== '' && !loopbackHost(hostOf(commId)) && comm.parse && !comm.parse.ok && comm.parse.indeterminate ? comm.parse : null;
+  if (unresolved) {
+    b.statement('bootstrap', ['NCCL_COMM_ID'], `NCCL_COMM_ID=${commId}: ${unresolved.reason}. Bootstrap listens on the interface on that address's subnet (NCCL_SOCKET_IFNAME does not apply to it while NCCL_COMM_ID is set), which ncclx cannot tell: run ncclx env on the node itself with the job's environment, or set NCCL_COMM_ID to rank 0's IP address`);
   }
   const master = vars['MASTER_ADDR'];
   if (master !== undefined && master !== '' && loopbackHost(master)) {
@@ -264,12 +264,14 @@ function socketVars(ctx: CheckContext, b: Builder, ib: IbChoice): string[] {
   const same = sameInterfaces(names, current);
   const out = policy.leftOut.filter((x) => !names.includes(x.name));
   const left = [...new Set(out.map((x) => x.why))].map((why) => `${out.filter((x) => x.why === why).map((x) => x.name).join(', ')}: ${why}`);
-  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, `${same ? `what NCCL selects now (${selNow.socket.stage}), pinned with = so eth1 cannot match eth10` : selNow.socket.indeterminate !== null ? `NCCL's own choice cannot be predicted (${selNow.socket.indeterminate})` : `NCCL would use ${current.join(', ') || 'nothing'}`}; ${policy.rule}${left.length ? ` (left out: ${left.join('; ')})` : ''}`);
+  // What NCCL would pick alone, or null when that cannot be predicted (an NCCL_COMM_ID name nobody resolved).
+  const alone = selNow.socket.indeterminate !== null ? null : current.join(', ') || 'nothing';
+  b.set('NCCL_SOCKET_IFNAME', `=${names.join(',')}`, `${same ? `what NCCL selects now (${selNow.socket.stage}), pinned with = so eth1 cannot match eth10` : alone === null ? `NCCL's own choice cannot be predicted (${selNow.socket.indeterminate})` : `NCCL would use ${alone}`}; ${policy.rule}${left.length ? ` (left out: ${left.join('; ')})` : ''}`);
   // Bootstrap: the NCCL_COMM_ID subnet match when it is set (NCCL_SOCKET_IFNAME does not apply to it), else the first name.
   const commBoot = commId !== undefined && commId !== '' ? selNow.bootstrap.selected[0]?.name : undefined;
   const boot = commBoot !== undefined && good.includes(commBoot) ? commBoot : names[0]!;
   if (expressible(boot)) b.set('GLOO_SOCKET_IFNAME', boot, "PyTorch's Gloo and TCPStore traffic on the bootstrap interface (Gloo takes exact names)");
-  b.plan.summary.push(`socket: ${names.join(', ')}${same ? '' : selNow.socket.indeterminate !== null ? " (NCCL's own choice cannot be predicted)" : ` (NCCL alone would pick ${current.join(', ') || 'nothing'})`}`);
+  b.plan.summary.push(`socket: ${names.join(', ')}${same ? '' : alone === null ? " (NCCL's own choice cannot be predicted)" : ` (NCCL alone would pick ${alone})`}`);
   return names;
 }
 
