@@ -22,7 +22,14 @@ export interface Tmux {
   /** Starts `sh -c CMD` in a detached session; the shell reports the exit code and stays, so the screen can be read after. */
   start(session: string, cmd: string, o?: { cols?: number; rows?: number; env?: Record<string, string> }): void;
   screen(session: string, escapes?: boolean): string;
-  /** Polls the screen until it matches (a RegExp or a predicate); throws with the last screen. */
+  /**
+   * Polls the screen until it matches (a RegExp or a predicate) and has
+   * settled: two captures 40 ms apart are the same. A large frame reaches
+   * tmux in several writes, and a capture between them can already match
+   * while its last rows are still blank (a 200×50 frame's footer was read
+   * empty on CI). A screen that matches but keeps changing for a whole
+   * second is returned as last seen. Throws with the last screen.
+   */
   waitScreen(session: string, re: RegExp | ((s: string) => boolean), ms?: number): Promise<string>;
   keys(session: string, ...k: string[]): void;
   /** Types text literally. */
@@ -60,9 +67,12 @@ export function tmuxServer(prefix = 'ncclx-tmux-'): Tmux {
       const ok = (s: string) => (typeof re === 'function' ? re(s) : re.test(s));
       const t0 = Date.now();
       let s = '';
+      let matched: { screen: string; since: number } | null = null;
       while (Date.now() - t0 < ms) {
         s = screen(session);
-        if (ok(s)) return s;
+        if (!ok(s)) matched = null;
+        else if (matched?.screen === s || (matched && Date.now() - matched.since >= 1_000)) return s;
+        else matched = { screen: s, since: matched?.since ?? Date.now() };
         await new Promise((r) => setTimeout(r, 40));
       }
       throw new Error(`timed out waiting for ${re}; screen:\n${s}`);
