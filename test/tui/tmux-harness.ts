@@ -67,7 +67,7 @@ export function tmuxServer(prefix = 'ncclx-tmux-'): Tmux {
       const ok = (s: string) => (typeof re === 'function' ? re(s) : re.test(s));
       const t0 = Date.now();
       let s = '';
-      let matched: { screen: string; since: number } | null = null;
+      let matched = null as { screen: string; since: number } | null;
       while (Date.now() - t0 < ms) {
         s = screen(session);
         if (!ok(s)) matched = null;
