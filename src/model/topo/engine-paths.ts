@@ -173,7 +173,9 @@ export function intermediateRank(sys: GSystem, rank: number, n: number): number 
   const g = rankIndex(sys, rank);
   const path = sys.nodes[NT.GPU]![g]!.paths[NT.NET]![n]!;
   if (path.type !== PT.PXN) return rank;
-  let i = 1;
+  // From 2.30.3 the path starts GPU → DEV, so the walk past NVSwitches starts at its second hop; before, at its
+  // first (a direct NVLink to the relay GPU has it there): paths.cc ncclTopoGetIntermediateRank, TopoProfile.devNodes.
+  let i = sys.profile.devNodes ? 1 : 0;
   while (i < path.list.length && path.list[i]!.rem.type === NT.NVS) i++;
   let node = path.list[i]!.rem;
   if (node.type === NT.DEV) node = node.links.find((l) => l.rem.type === NT.GPU)?.rem ?? node;
