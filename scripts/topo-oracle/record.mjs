@@ -5,6 +5,7 @@
 // exactly what it runs and what is stubbed); this script only runs it:
 //
 //   node scripts/topo-oracle/record.mjs --oracle /path/to/oracle-2.30.7 --tag 2.30.7
+//   node scripts/topo-oracle/record.mjs --oracle /path/to/oracle-2.30.7-knobs --tag 2.30.7 --sys
 //
 // For every transcription in test/topo/corpus/*.json and every case in
 // CASES it writes the NCCL XML (corpus-xml.mjs) to a temporary file, runs
@@ -45,7 +46,7 @@ const arg = (name) => {
 const oracle = arg('--oracle');
 const tag = arg('--tag');
 if (!oracle || !tag || !/^\d+\.\d+\.\d+$/.test(tag)) {
-  console.error('usage: record.mjs --oracle PATH --tag X.Y.Z [--only ID,ID…] [--first-driver]');
+  console.error('usage: record.mjs --oracle PATH --tag X.Y.Z [--only ID,ID…] [--first-driver] [--sys]');
   process.exit(2);
 }
 const only = arg('--only')?.split(',');
@@ -73,21 +74,16 @@ export function parseGraphDump(text) {
   return graphs;
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'ncclx-oracle-'));
-try {
-  for (const f of readdirSync(corpusDir).filter((x) => x.endsWith('.json')).sort()) {
-    const t = JSON.parse(readFileSync(join(corpusDir, f), 'utf8'));
-    if (only && !only.includes(t.id)) continue;
-    const xmlPath = join(tmp, `${t.id}.xml`);
-    writeFileSync(xmlPath, corpusXml(t));
-    const answers = cases.map((c) => {
-      const dump = join(tmp, `${t.id}-graph.xml`);
+/** Every case on one XML file: the oracle's answers. */
+function answersOn(id, xmlPath) {
+    return cases.map((c) => {
+      const dump = join(tmp, `${id}-graph.xml`);
       rmSync(dump, { force: true });
       const env = { PATH: process.env.PATH, ...c.env, ...(c.collnetPlugin ? { ORACLE_COLLNET: '1' } : {}) };
       const r = spawnSync(oracle, [xmlPath, String(c.nodes), dump], { env, encoding: 'utf8', timeout: 120_000 });
       // NCCL's own code may crash the process (a stack overflow in findLocalCpu before 2.26.2): that is the answer.
       const crashed = r.signal === 'SIGSEGV' || r.signal === 'SIGBUS';
-      if (r.status !== 0 && !crashed) throw new Error(`${t.id} ${JSON.stringify(c)}: oracle exit ${r.status} ${r.signal ?? ''}: ${r.stderr}`);
+      if (r.status !== 0 && !crashed) throw new Error(`${id} ${JSON.stringify(c)}: oracle exit ${r.status} ${r.signal ?? ''}: ${r.stderr}`);
       const out = crashed ? { error: 'crash', signal: r.signal } : JSON.parse(r.stdout);
       let graphDump = null;
       try {
@@ -98,6 +94,40 @@ try {
       const warnings = r.stderr.split('\n').filter((l) => l.startsWith('WARN ')).map((l) => l.slice(5));
       return { case: c, out, graphDump, warnings };
     });
+}
+
+/**
+ * --sys: the /sys fixtures with GPUs (the topo- nodes of test/fixtures/), each as the XML
+ * ncclx builds from it (`ncclx topo --root FIXTURE --xml`, dist/ built), kept
+ * with the answers in test/topo/oracle-sys/<tag>/<fixture>.json, apart from
+ * the published corpus.
+ */
+function recordSys() {
+  const fixtures = join(root, 'test/fixtures');
+  const dir = join(root, 'test/topo/oracle-sys', tag);
+  mkdirSync(dir, { recursive: true });
+  for (const id of readdirSync(fixtures).filter((x) => /^topo-[\w-]+$/.test(x)).sort()) {
+    if (only && !only.includes(id)) continue;
+    const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), 'topo', '--root', join(fixtures, id), '--xml'], { encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`${id}: ncclx topo --xml exit ${r.status}: ${r.stderr}`);
+    if (!r.stdout.includes('<gpu ')) continue;
+    const xmlPath = join(tmp, `${id}.xml`);
+    writeFileSync(xmlPath, r.stdout);
+    const answers = answersOn(id, xmlPath);
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify({ tag, id, fixture: `test/fixtures/${id}`, xml: r.stdout, answers }) + '\n');
+    console.log(`${tag} ${id} (from /sys): ${answers.length} cases`);
+  }
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'ncclx-oracle-'));
+try {
+  if (process.argv.includes('--sys')) recordSys();
+  else for (const f of readdirSync(corpusDir).filter((x) => x.endsWith('.json')).sort()) {
+    const t = JSON.parse(readFileSync(join(corpusDir, f), 'utf8'));
+    if (only && !only.includes(t.id)) continue;
+    const xmlPath = join(tmp, `${t.id}.xml`);
+    writeFileSync(xmlPath, corpusXml(t));
+    const answers = answersOn(t.id, xmlPath);
     writeFileSync(join(outDir, `${t.id}.json`), JSON.stringify({ tag, id: t.id, corpus: `test/topo/corpus/${f}`, answers }) + '\n');
     console.log(`${tag} ${t.id}: ${answers.length} cases`);
   }

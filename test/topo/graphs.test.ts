@@ -100,10 +100,19 @@ describe('the graph search in the report', () => {
     expect(r.graphs).toBeNull();
     expect(r.graphsUnavailable).toMatch(/NVML/);
   });
-  it('without a topology file the graph search is not run, and the report says why; GPU ↔ GPU paths come from the PCI model', async () => {
+  it('without a topology file the search runs on the <system> NCCL builds from /sys (test/topo/oracle-sys.test.ts holds it to NCCL)', async () => {
     const r = topoReport(await node(), { ncclVersion: '2.30.7' });
+    expect(r.graphsUnavailable).toBeNull();
+    expect(r.graphs!.source).toMatch(/^the topology NCCL builds on this node \(\/sys/);
+    expect(r.gpuPaths.map((row) => row.map((p) => p.path))).toEqual([['LOC', 'PIX'], ['PIX', 'LOC']]);
+  });
+  it('a GPU whose compute capability ncclx does not know (its PCI device id): no graph search, and which GPU', async () => {
+    const snap = await node();
+    const t = snap.pci!.topology!;
+    snap.pci!.topology = { ...t, functions: t.functions.map((f) => (f.bdf === t.gpus[1] ? { ...f, device: '0xffff' } : f)) };
+    const r = topoReport(snap, { ncclVersion: '2.30.7' });
     expect(r.graphs).toBeNull();
-    expect(r.graphsUnavailable).toMatch(/topology file/);
+    expect(r.graphsUnavailable).toBe(`the compute capability of GPU 1 (${t.gpus[1]}, device 0xffff) is not known to ncclx (it reads it from the PCI device id), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it`);
     expect(r.gpuPaths.map((row) => row.map((p) => p.path))).toEqual([['LOC', 'PIX'], ['PIX', 'LOC']]);
   });
 });

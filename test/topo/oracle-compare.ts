@@ -142,3 +142,41 @@ export function sweep(tag: string, only?: (f: OracleFile, c: OracleCase) => bool
   }
   return { tally, topologies: files.length, cases };
 }
+
+/** The answers recorded on the XML ncclx builds from a /sys fixture (record.mjs --sys), kept apart from the corpus. */
+export interface SysOracleFile {
+  tag: string;
+  id: string;
+  fixture: string;
+  xml: string;
+  answers: OracleCase[];
+}
+const SYS_ORACLE = join(ROOT, 'test/topo/oracle-sys');
+export const sysTags = (): string[] => (existsSync(SYS_ORACLE) ? readdirSync(SYS_ORACLE).sort() : []);
+export const sysOracleFiles = (tag: string): SysOracleFile[] => readdirSync(join(SYS_ORACLE, tag)).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(SYS_ORACLE, tag, f), 'utf8')) as SysOracleFile);
+
+/** The engine on each recorded /sys fixture's XML, for the cases `only` keeps, compared with the oracle. */
+export function sysSweep(tag: string, only: (c: OracleCase) => boolean): { tally: Tally; cases: number } {
+  const tally: Tally = new Map();
+  const profile = topoProfileFor(parseVersion(tag));
+  let cases = 0;
+  for (const f of sysOracleFiles(tag)) {
+    const system = parseXml(f.xml, f.id);
+    for (const rec of f.answers.filter(only)) {
+      cases++;
+      const where = `${f.id} N=${rec.case.nodes}${Object.entries(rec.case.env).map(([k, v]) => ` ${k}=${v}`).join('')}`;
+      let got: EngineResult | { error: string };
+      try {
+        got = runEngine({ system, nodes: rec.case.nodes, vars: rec.case.env, profile, collnetPlugin: !!rec.case.collnetPlugin });
+      } catch (e) {
+        if (!(e instanceof NcclInitError)) throw e;
+        got = { error: e.result };
+      }
+      compareCase(tally, where, rec, got, tag);
+    }
+  }
+  return { tally, cases };
+}
+
+/** The fields of a tally that disagree, with their first differences. */
+export const disagreements = (tally: Tally): string[] => [...tally].filter(([, v]) => v.agree !== v.total).map(([k, v]) => `${k}: ${v.agree}/${v.total}\n  ${v.diffs.join('\n  ')}`);

@@ -184,7 +184,7 @@ describe('fixtures', () => {
 
 describe('--xml: an NCCL_TOPO_FILE', () => {
   const xml = (fixture: string) => server.spawnSync(['topo', '--xml', '--root', join(FIX, fixture), '--nccl-version', '2.28.3'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: '/nonexistent' } });
-  it('the PCI tree NCCL builds: CPUs by NUMA node with their cpumap, each switch upstream port with its GPUs and NICs, the net names', () => {
+  it('the PCI tree NCCL builds: CPUs by NUMA node with their cpumap, each switch upstream port with its GPUs and NICs, the GPUs\' and NETs\' attributes', () => {
     const r = xml('topo-downtrained');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
@@ -194,16 +194,20 @@ describe('--xml: an NCCL_TOPO_FILE', () => {
         '    <pci busid="0000:16:00.0" class="0x060400" vendor="0x8086" link_speed="32.0 GT/s PCIe" link_width="16">',
         '      <pci busid="0000:18:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16">',
         '        <nic>',
-        '          <net name="mlx5_0"/>',
+        '          <net name="mlx5_0" dev="0" latency="0" speed="400000" port="1" gdr="1"/>',
         '        </nic>',
         '      </pci>',
-        '      <pci busid="0000:19:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16"/>',
+        '      <pci busid="0000:19:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">',
+        '        <gpu dev="0" sm="90" rank="0" gdr="1"/>',
+        '      </pci>',
         '      <pci busid="0000:1a:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16">',
         '        <nic>',
-        '          <net name="mlx5_1"/>',
+        '          <net name="mlx5_1" dev="1" latency="0" speed="400000" port="1" gdr="1"/>',
         '        </nic>',
         '      </pci>',
-        '      <pci busid="0000:1b:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16"/>',
+        '      <pci busid="0000:1b:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">',
+        '        <gpu dev="1" sm="90" rank="1" gdr="1"/>',
+        '      </pci>',
         '    </pci>',
         '  </cpu>',
         '</system>',

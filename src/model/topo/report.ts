@@ -18,7 +18,8 @@ import type { NodeSnapshot } from '../snapshot/types.js';
 import { snapshotMemo } from '../snapshot/memo.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
 import { buildSystem, pathsTo, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
-import { topoXml, type TopoXml } from './xml.js';
+import { topoXml, type NodeFacts, type TopoXml } from './xml.js';
+import { gpuFacts } from './gpu-facts.js';
 import { parseXml, topoFromXml, type TopoFromXml, type XmlNode } from './xml-read.js';
 import { checkXmlVersion, runEngine, type EngineGraph } from './engine-run.js';
 import { loadCrash, NcclInitError } from './engine.js';
@@ -491,12 +492,30 @@ export function netGdrC2c(profile: Profile, vars: Record<string, string | undefi
   return parseNcclInt(vars['NCCL_NET_GDR_C2C'], tp.gdrC2cDefault).value !== 0;
 }
 
+const SYS_SOURCE = 'the topology NCCL builds on this node (/sys, with the GPUs\' NVML facts from their PCI ids and nvidia-smi)';
+
+/** The graph engine on the <system> NCCL builds from /sys and NVML (ncclTopoGetSystem), or why ncclx cannot build it. */
+function sysGraphs(topo: TopoPart, sys: TopoSystem, facts: NodeFacts, vars: Record<string, string | undefined>, profile: Profile): ReturnType<typeof fileGraphs> {
+  const unknown = facts.gpus.filter((g) => g.sm === null);
+  if (unknown.length) {
+    const dev = new Map(topo.functions.map((f) => [f.bdf, f.device]));
+    return { unavailable: `the compute capability of ${unknown.map((g) => `GPU ${g.dev} (${g.bdf}, device ${dev.get(g.bdf) ?? '?'})`).join(', ')} is not known to ncclx (it reads it from the PCI device id), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it` };
+  }
+  return fileGraphs(parseXml(topoXml(topo, sys, facts).xml, SYS_SOURCE), SYS_SOURCE, vars, profile);
+}
+
+/** The GPUs' NVML facts and the NICs' GPUDirect RDMA as NCCL sees them on the node. */
+function nodeFacts(snapshot: NodeSnapshot, topo: TopoPart, profile: Profile, vars: Record<string, string>): NodeFacts {
+  return { gpus: gpuFacts(topo), gdr: nicGdrSupport(gdrReadiness(snapshot.rdma, profile, vars).status) };
+}
+
 /** The topology as an NCCL_TOPO_FILE, or why there is none. */
 export function topoFile(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoXml | { unavailable: string } {
   const topo = snapshot.pci?.topology;
   if (!topo) return { unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)' };
   const profile = profileFor(chooseVersion(o.ncclVersion, snapshot).version);
-  return topoXml(topo, systemOf(snapshot, topo, o, topoRules(profile, effectiveEnv(snapshot.env, profile).vars, topo), profile).sys);
+  const vars = effectiveEnv(snapshot.env, profile).vars;
+  return topoXml(topo, systemOf(snapshot, topo, o, topoRules(profile, vars, topo), profile).sys, nodeFacts(snapshot, topo, profile, vars));
 }
 
 /** The variables `ncclx topo`'s flags set, with the flag that sets each: one list for the report and for checking its advice. */
@@ -679,7 +698,7 @@ function buildTopoReport(snapshot: NodeSnapshot, o: TopoOverrides): TopoReport {
   // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036), a vNIC NCCL cannot place (IB-037) or never reads (IB-038).
   if (ib) for (const f of ib.report.findings) if (['IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
   // NCCL's graph search runs on a topology file that carries the GPUs' attributes; the PCI model's GPU ↔ GPU paths otherwise.
-  const fg = file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : { unavailable: 'the graph search is modelled on an NCCL topology file (--topo-file, NCCL_TOPO_FILE); ncclx does not read the GPUs\' compute capability and NVLinks from NVML' };
+  const fg = file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : sysGraphs(topo, sys, { gpus: gpuFacts(topo), gdr: nicGdr }, env.vars, profile);
   const gpuPaths = fg.gpuPaths && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);
   return {
     ...base,

@@ -8,6 +8,7 @@
 import type { TopoPart } from '../snapshot/topo-types.js';
 import type { TopoSystem } from './system.js';
 import { maxOf } from '../list.js';
+import type { GpuFacts } from './gpu-facts.js';
 
 /** NCCL's XML reader has no entities: a value holding one of these cannot be written. */
 const UNSAFE = /["<>&\n\r]/;
@@ -41,7 +42,19 @@ export interface TopoXml {
   notes: string[];
 }
 
-export function topoXml(topo: TopoPart, sys: TopoSystem): TopoXml {
+/**
+ * What NCCL adds to the PCI tree on the node itself: each GPU's NVML facts
+ * (<gpu dev sm rank gdr> with its <nvlink>s, xml.cc ncclTopoGetXmlFromGpu)
+ * and each NET's transport properties (topo.cc ncclTopoPopulateNics). A
+ * GPU without a known sm is written without <gpu>, left for NCCL to fill.
+ */
+export interface NodeFacts {
+  gpus: GpuFacts[];
+  /** GPUDirect RDMA as the IB transport reports it (null: unknown, left for NCCL). */
+  gdr: boolean | null;
+}
+
+export function topoXml(topo: TopoPart, sys: TopoSystem, facts: NodeFacts | null = null): TopoXml {
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
   const notes: string[] = [];
   const children = new Map<string, string[]>();
@@ -50,14 +63,18 @@ export function topoXml(topo: TopoPart, sys: TopoSystem): TopoXml {
     list.push(child);
     children.set(parent, list);
   }
-  const netsOf = new Map<string, string[]>();
+  const netsOf = new Map<string, { name: string; index: number; port: number; speed: number | null }[]>();
+  const gpuOf = new Map((facts?.gpus ?? []).filter((g) => g.sm !== null).map((g) => [g.bdf, g]));
   for (const n of sys.nets) {
     const nic = n.links.find((l) => l.type === 'NET')?.rem;
     if (!nic?.bdf || !n.ib) continue;
     // A vNIC is written as its physical <net>s, as NCCL_TOPO_DUMP_FILE holds them (NCCL dumps before fusing): NCCL fuses them again on load.
     const names = n.members ? [...new Set(n.members.map((m) => m.dev))] : [n.ib.dev];
     if (n.members) notes.push(`${n.ib.dev} (NET ${n.ib.index}) is a virtual NIC: written as its members ${names.join(', ')}, which NCCL fuses again when it loads the file`);
-    netsOf.set(nic.bdf, [...(netsOf.get(nic.bdf) ?? []), ...names]);
+    const ib = n.ib;
+    // NET attributes as the IB transport gives them (speed in Mb/s); a vNIC's members are left for NCCL, whose fusing renumbers them.
+    const nets = n.members ? names.map((name) => ({ name, index: -1, port: 0, speed: null })) : [{ name: ib.dev, index: ib.index, port: ib.port, speed: ib.rateGbps !== null ? Math.round(ib.rateGbps * 1000) : null }];
+    netsOf.set(nic.bdf, [...(netsOf.get(nic.bdf) ?? []), ...nets]);
   }
   const attr = (name: string, v: string | number | null | undefined) => {
     if (v === null || v === undefined) return '';
@@ -84,15 +101,25 @@ export function topoXml(topo: TopoPart, sys: TopoSystem): TopoXml {
     const head = `${pad}<pci${attr('busid', bdf)}${attr('class', f?.class ?? (kind === 'NIC' ? '0x02' : null))}${attr('vendor', f?.vendor)}${attr('device', f?.device)}${attr('link_speed', speed ?? '')}${attr('link_width', width)}`;
     const kids = (children.get(bdf) ?? []).filter((k) => k !== key).sort((a, b) => (a.split(':').slice(1).join(':') < b.split(':').slice(1).join(':') ? -1 : 1));
     const nets = kind === 'NIC' ? (netsOf.get(bdf) ?? []) : [];
-    if (!kids.length && !nets.length) {
+    const gpu = kind === 'GPU' ? gpuOf.get(bdf) : undefined;
+    if (!kids.length && !nets.length && !gpu) {
       out.push(`${head}/>`);
       return;
     }
     out.push(`${head}>`);
     for (const k of kids) pci(k, depth + 1);
+    const gdr = facts && facts.gdr !== null ? Number(facts.gdr) : null;
+    if (gpu) {
+      out.push(`${pad}  <gpu${attr('dev', gpu.dev)}${attr('sm', gpu.sm)}${attr('rank', gpu.dev)}${attr('gdr', gdr)}${gpu.nvlinks.length ? '>' : '/>'}`);
+      for (const l of gpu.nvlinks) out.push(`${pad}    <nvlink${attr('target', l.target)}${attr('count', l.count)}${attr('tclass', l.tclass)}/>`);
+      if (gpu.nvlinks.length) out.push(`${pad}  </gpu>`);
+    }
     if (nets.length) {
       out.push(`${pad}  <nic>`);
-      for (const name of nets) out.push(`${pad}    <net${attr('name', name)}/>`);
+      for (const n of nets) {
+        const props = facts && n.index >= 0 ? `${attr('dev', n.index)}${attr('latency', 0)}${attr('speed', n.speed)}${attr('port', n.port)}${attr('gdr', gdr)}` : '';
+        out.push(`${pad}    <net${attr('name', n.name)}${props}/>`);
+      }
       out.push(`${pad}  </nic>`);
     }
     out.push(`${pad}</pci>`);
