@@ -1,6 +1,7 @@
 // The order vitest starts test files in: the longest first, so the two
 // workers of a 2-core machine end together instead of one running a long
-// file alone at the end (docs/testing.md, "Running side by side").
+// file alone at the end (docs/testing.md, "Running side by side"); the files
+// with modules of their own before those that share a worker's.
 //
 // vitest orders by the durations of the last run in its cache
 // (node_modules/.vite), and by file size where it has none — on a fresh
@@ -27,6 +28,11 @@ export class LongestFirst extends BaseSequencer {
       return RECORDED[path] ?? Infinity;
     };
     const time = new Map(files.map((f) => [f, expected(f)]));
-    return [...files].sort((a, b) => time.get(b)! - time.get(a)! || a.moduleId.localeCompare(b.moduleId));
+    // The files that run in modules of their own first, then those that share
+    // a worker's modules: vitest hands a worker on to the next file only while
+    // the file queued next shares modules too (vitest.config.ts, `projects`),
+    // so mixing the two would start a fresh worker for nearly every file.
+    const own = (f: TestSpecification) => (f.project.config.isolate === false ? 1 : 0);
+    return [...files].sort((a, b) => own(a) - own(b) || time.get(b)! - time.get(a)! || a.moduleId.localeCompare(b.moduleId));
   }
 }

@@ -156,11 +156,12 @@ export const sysTags = (): string[] => (existsSync(SYS_ORACLE) ? readdirSync(SYS
 export const sysOracleFiles = (tag: string): SysOracleFile[] => readdirSync(join(SYS_ORACLE, tag)).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(SYS_ORACLE, tag, f), 'utf8')) as SysOracleFile);
 
 /** The engine on each recorded /sys fixture's XML, for the cases `only` keeps, compared with the oracle. */
-export function sysSweep(tag: string, only: (c: OracleCase) => boolean): { tally: Tally; cases: number } {
+export function sysSweep(tag: string, only: (c: OracleCase) => boolean, fixtures?: readonly string[]): { tally: Tally; cases: number } {
   const tally: Tally = new Map();
   const profile = topoProfileFor(parseVersion(tag));
   let cases = 0;
   for (const f of sysOracleFiles(tag)) {
+    if (fixtures && !fixtures.includes(f.id)) continue;
     const system = parseXml(f.xml, f.id);
     for (const rec of f.answers.filter(only)) {
       cases++;
