@@ -87,7 +87,8 @@ const numaPlacement: Check = {
 };
 
 // NCCL's own topology (src/model/topo): one check per finding kind, all from one report.
-const report = (ctx: CheckContext) => ctx.memo('topo-report', () => topoReport(ctx.snapshot, { ncclVersion: versionString(ctx.reasoning.choice.version) }));
+// Without the graph search: no check reads it (TopoOverrides.graphs).
+const report = (ctx: CheckContext) => ctx.memo('topo-report-checks', () => topoReport(ctx.snapshot, { ncclVersion: versionString(ctx.reasoning.choice.version), graphs: false }));
 
 function topoCheck(id: string, title: string, okText: string, why: string, family: Check['family'] = 'topology'): Check {
   return {

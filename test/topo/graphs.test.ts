@@ -106,6 +106,19 @@ describe('the graph search in the report', () => {
     expect(r.graphs!.source).toMatch(/^the topology NCCL builds on this node \(\/sys/);
     expect(r.gpuPaths.map((row) => row.map((p) => p.path))).toEqual([['LOC', 'PIX'], ['PIX', 'LOC']]);
   });
+  it('the doctor\'s report (graphs: false) skips the search and nothing else: the same findings, notes, paths and NICs as `ncclx topo`\'s', async () => {
+    for (const fx of ['topo-dgx-h100', 'topo-pcie-nvbridge', 'topo-gh200']) {
+      const snap = await probeNode({ root: join(FIX, fx), env: {} });
+      const full = topoReport(snap, { ncclVersion: '2.30.7' });
+      const doctor = topoReport(snap, { ncclVersion: '2.30.7', graphs: false });
+      expect(full.graphs, fx).not.toBeNull();
+      expect(doctor.graphs, fx).toBeNull();
+      expect(doctor.graphsUnavailable, fx).toMatch(/not run for the doctor's checks/);
+      const { graphs: _a, graphsUnavailable: _b, gpuPaths: _c, ...rest } = full;
+      const { graphs: _d, graphsUnavailable: _e, gpuPaths: _f, ...restDoctor } = doctor;
+      expect(restDoctor, fx).toEqual(rest);
+    }
+  });
   it('a GPU whose compute capability ncclx does not know (its PCI device id): no graph search, and which GPU', async () => {
     const snap = await node();
     const t = snap.pci!.topology!;

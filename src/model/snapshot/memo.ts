@@ -54,3 +54,58 @@ function partId(v: unknown): string {
   if (id === undefined) ids.set(v, (id = ++nextId));
   return `#${id}`;
 }
+
+/**
+ * A memo for a pure computation over a fixed input (`key`, e.g. a topology's
+ * XML text and a release) and an environment it reads only in part: the
+ * variables it read are recorded on its first run, and a later environment
+ * with the same values for exactly those variables gets the same answer.
+ * Verifying advice tries hundreds of environments on one node; NCCL's graph
+ * search reads a dozen variables, so most of them share one search. A
+ * computation that lists the environment's names depends on all of it.
+ * Bounded: `perKey` answers per key, `keys` keys, the oldest go first.
+ */
+export function readsMemo<T>(o: { keys: number; perKey: number }): (key: string, vars: Record<string, string | undefined>, build: (vars: Record<string, string | undefined>) => T) => T {
+  const memo = new Map<string, { read: Map<string, string | undefined> | null; vars: Record<string, string | undefined>; value: T }[]>();
+  const same = (e: { read: Map<string, string | undefined> | null; vars: Record<string, string | undefined> }, vars: Record<string, string | undefined>) => {
+    if (e.read) {
+      for (const [k, v] of e.read) if (vars[k] !== v) return false;
+      return true;
+    }
+    const a = Object.keys(e.vars).filter((k) => e.vars[k] !== undefined);
+    const b = Object.keys(vars).filter((k) => vars[k] !== undefined);
+    return a.length === b.length && a.every((k) => vars[k] === e.vars[k]);
+  };
+  return (key, vars, build) => {
+    let entries = memo.get(key);
+    const hit = entries?.find((e) => same(e, vars));
+    if (hit) return hit.value;
+    let read: Map<string, string | undefined> | null = new Map();
+    const seen = new Proxy(vars, {
+      get(t, p, r) {
+        if (typeof p === 'string' && read) read.set(p, t[p]);
+        return Reflect.get(t, p, r);
+      },
+      has(t, p) {
+        if (typeof p === 'string' && read) read.set(p, t[p]);
+        return Reflect.has(t, p);
+      },
+      ownKeys(t) {
+        read = null;
+        return Reflect.ownKeys(t);
+      },
+      getOwnPropertyDescriptor(t, p) {
+        if (typeof p === 'string' && read) read.set(p, t[p]);
+        return Reflect.getOwnPropertyDescriptor(t, p);
+      },
+    });
+    const value = build(seen);
+    if (!entries) {
+      if (memo.size >= o.keys) memo.delete(memo.keys().next().value!);
+      memo.set(key, (entries = []));
+    }
+    if (entries.length >= o.perKey) entries.shift();
+    entries.push({ read, vars: { ...vars }, value });
+    return value;
+  };
+}

@@ -15,7 +15,7 @@ import { ibModel } from '../nccl/ib-report.js';
 import { chooseVersion } from '../nccl/version-choice.js';
 import { profileFor, versionString, type Profile, type VersionBeyond } from '../nccl/versions.js';
 import type { NodeSnapshot } from '../snapshot/types.js';
-import { snapshotMemo } from '../snapshot/memo.js';
+import { readsMemo, snapshotMemo } from '../snapshot/memo.js';
 import type { IbSelection, NcclIbDevice } from '../nccl/ib.js';
 import { buildSystem, pathsTo, effectivePaths, fuseNets, gpuNicMap, type GpuNicMap, type NetFusion, linkDegraded, localNetFor, localNets, p2pNetFor, parentChain, PATH, PATH_NAMES, type LocalNetRule, type MirrorRule, type P2pTerms, type Path, type PathName, type PxnRule, type TopoRules, type TopoSystem } from './system.js';
 import { topoXml, type NodeFacts, type TopoXml } from './xml.js';
@@ -36,6 +36,12 @@ export interface TopoOverrides {
   gdrLevel?: string;
   /** Model NCCL_PXN_DISABLE=1. */
   pxnDisable?: boolean;
+  /**
+   * false: leave NCCL's graph search out (graphs null, GPU ↔ GPU paths from
+   * the PCI model). The doctor's checks read no graph, and verifying advice
+   * builds the report under hundreds of environments per node.
+   */
+  graphs?: false;
 }
 
 export interface LinkState {
@@ -501,8 +507,15 @@ function sysGraphs(topo: TopoPart, sys: TopoSystem, facts: NodeFacts, vars: Reco
     const dev = new Map(topo.functions.map((f) => [f.bdf, f.device]));
     return { unavailable: `the compute capability of ${unknown.map((g) => `GPU ${g.dev} (${g.bdf}, device ${dev.get(g.bdf) ?? '?'})`).join(', ')} is not known to ncclx (it reads it from the PCI device id), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it` };
   }
-  return fileGraphs(parseXml(topoXml(topo, sys, facts).xml, SYS_SOURCE), SYS_SOURCE, vars, profile);
+  const xml = topoXml(topo, sys, facts).xml;
+  return sysGraphsMemo(`${JSON.stringify(profile.version)}\n${xml}`, vars, (seen) => fileGraphs(parseXml(xml, SYS_SOURCE), SYS_SOURCE, seen, profile));
 }
+
+// The doctor verifies its advice under hundreds of environments per node
+// (src/checks/verify.ts), each building this report: the search is a pure
+// function of the XML, the release and the dozen variables it reads, so an
+// environment that changes none of them reuses the answer (snapshot/memo.ts).
+const sysGraphsMemo = readsMemo<ReturnType<typeof fileGraphs>>({ keys: 64, perKey: 256 });
 
 /** The GPUs' NVML facts and the NICs' GPUDirect RDMA as NCCL sees them on the node. */
 function nodeFacts(snapshot: NodeSnapshot, topo: TopoPart, profile: Profile, vars: Record<string, string>): NodeFacts {
@@ -698,8 +711,8 @@ function buildTopoReport(snapshot: NodeSnapshot, o: TopoOverrides): TopoReport {
   // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036), a vNIC NCCL cannot place (IB-037) or never reads (IB-038).
   if (ib) for (const f of ib.report.findings) if (['IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
   // NCCL's graph search runs on a topology file that carries the GPUs' attributes; the PCI model's GPU ↔ GPU paths otherwise.
-  const fg = file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : sysGraphs(topo, sys, { gpus: gpuFacts(topo), gdr: nicGdr }, env.vars, profile);
-  const gpuPaths = fg.gpuPaths && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);
+  const fg = o.graphs === false ? { unavailable: 'the graph search is not run for the doctor\'s checks, which read none of it (ncclx topo shows it)' } : file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : sysGraphs(topo, sys, { gpus: gpuFacts(topo), gdr: nicGdr }, env.vars, profile);
+  const gpuPaths = 'gpuPaths' in fg && fg.gpuPaths && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);
   return {
     ...base,
     unavailable: null,
