@@ -38,6 +38,7 @@ describe('which commands are modelled', () => {
     // One unmodelled line among modelled ones: nothing is modelled.
     expect(modelled('sysctl -w net/ipv4/conf/ens1/arp_ignore=1', 'modprobe rdma_cm')).toBe(false);
     expect(modelled('ulimit -l unlimited')).toBe(false);
+    expect(modelled('echo add table inet ncclx')).toBe(false);
   });
   it('sysctl: only -w/-qw writes of a known conf key with a number', () => {
     expect(modelled('sysctl net/ipv4/conf/ens1/arp_ignore=1')).toBe(false);
@@ -69,6 +70,9 @@ describe('which commands are modelled', () => {
     expect(modelled('ip link set dev ens1 mtu 9000x')).toBe(false);
     expect(modelled('ip link set dev ens1 up')).toBe(false);
     expect(modelled('ip link set ens1 mtu 9000')).toBe(false);
+    expect(modelled('ip link set name ens1 mtu 9000')).toBe(false);
+    expect(modelled('ip link set dev ens1 txqueuelen 9000')).toBe(false);
+    expect(modelled('ip link set dev ens1 mtu x9000')).toBe(false);
     expect(modelled('ip link set dev ens1 mtu 9000 up')).toBe(false);
     expect(modelled('ip link show dev ens1 mtu 9000')).toBe(false);
     expect(modelled('ip addr add 10.0.0.1/24 dev ens1')).toBe(false);
@@ -86,10 +90,13 @@ describe('which commands are modelled', () => {
     expect(modelled('nft delete table inet ncclx')).toBe(false);
     expect(modelled('nft add table inet ncclx extra')).toBe(false);
     expect(modelled('nft add chain inet ncclx out')).toBe(false);
+    expect(modelled('nft add chain inet ncclx')).toBe(false);
     expect(modelled('nft add set inet ncclx s x')).toBe(false);
     const rule = ['nft', 'add', 'rule', 'inet', 'ncclx', 'out', 'oifname', 'ens1', 'meta', 'l4proto', 'tcp', 'ip', 'dscp', 'set', '46'];
     expect(kernelChanges([rule])).not.toBeNull();
     expect(kernelChanges([[...rule.slice(0, -1), 'ef']])).toBeNull();
+    expect(kernelChanges([[...rule.slice(0, -1), 'x46']])).toBeNull();
+    expect(kernelChanges([[...rule.slice(0, -1), '46x']])).toBeNull();
     expect(kernelChanges([[...rule, 'x']])).toBeNull();
     expect(kernelChanges([rule.map((w) => (w === 'oifname' ? 'iifname' : w))])).toBeNull();
     expect(kernelChanges([rule.map((w) => (w === 'tcp' ? 'udp' : w))])).toBeNull();
@@ -108,6 +115,16 @@ describe('sysctl writes', () => {
     const s = after(node(), words('sysctl -w net/ipv4/conf/ens2/arp_ignore=1 net/ipv4/conf/ens2/arp_announce=2'));
     expect(s.kernel!.conf['ens2']).toEqual({ arp_announce: '2', arp_ignore: '1', arp_filter: '0', rp_filter: '0' });
     expect(s.kernel!.conf['ens1']).toEqual({ arp_announce: '0', arp_ignore: '0', arp_filter: '0', rp_filter: '0' });
+  });
+  it('a value of several digits is written whole', () => {
+    expect(after(node(), words('sysctl -w net/ipv4/conf/ens1/arp_announce=12')).kernel!.conf['ens1']!.arp_announce).toBe('12');
+  });
+  it('all and default are written even when they were not read before', () => {
+    const n = node();
+    const { all: _a, default: _d, ...links } = n.kernel!.conf;
+    const s = after({ ...n, kernel: { ...n.kernel!, conf: links } }, words('sysctl -w net/ipv4/conf/all/rp_filter=2'), words('sysctl -w net/ipv4/conf/default/rp_filter=1'));
+    expect(s.kernel!.conf['all']).toEqual({ rp_filter: '2' });
+    expect(s.kernel!.conf['default']).toEqual({ rp_filter: '1' });
   });
   it('all and default are written; a link that does not exist leaves the node as it was', () => {
     const s = after(node(), words('sysctl -w net/ipv4/conf/all/rp_filter=2'), words('sysctl -w net/ipv4/conf/default/arp_filter=1'));
@@ -140,6 +157,11 @@ describe('routes', () => {
     ]);
     const add = after(n, words('ip route add 10.0.0.0/24 dev ens2'));
     expect(routes(add).filter((r) => r.dst === '10.0.0.0/24')).toHaveLength(4);
+  });
+  it('replace keeps the routes to other destinations in that table', () => {
+    const n = node();
+    const s = after(n, words('ip route replace 10.9.0.0/16 dev ens2'));
+    expect(routes(s)).toEqual([{ dst: '10.9.0.0/16', dev: 'ens2', scope: 'link' }, ...routes(n)]);
   });
   it('routes that could not be read stay unread', () => {
     const n = node({ routes: failed(['ip', '-j', 'route', 'show', 'table', 'all'], 'ip-route.json', 'EPERM') });
