@@ -10,7 +10,7 @@ export default defineConfig({
     include: [
       'test/unit/**/*.test.ts',
       'test/compare/{bootstrap,cluster,gid-choice,load,majority,mesh}.test.ts',
-      'test/fix/{apply,describe,simulate}.test.ts',
+      'test/fix/{apply,commands,describe,simulate}.test.ts',
       'test/log/{boundaries,lines,parts,pasted,signatures-real}.test.ts',
       'test/topo/merge-level.test.ts',
       'test/tui/model.test.ts',

@@ -42,6 +42,15 @@ describe('rules and routes', () => {
     const s = end(node({ rules: [{ priority: 0, src: 'all', table: 'local' }] }), { kind: 'ip-rule', from: '10.0.0.2', table: 100 });
     expect(s.kernel!.rules.ok && s.kernel!.rules.data.map((r) => r.priority)).toEqual([0, 32765]);
   });
+  it('the new rule sits one below the lowest non-local rule when that is below main', () => {
+    const s = end(node({ rules: [{ priority: 0, src: 'all', table: 'local' }, { priority: 100, src: '10.0.0.9', table: '9' }, ...DEFAULT_RULES.slice(1)] }), { kind: 'ip-rule', from: '10.0.0.2', table: 100 });
+    expect(s.kernel!.rules.ok && s.kernel!.rules.data.map((r) => r.priority)).toEqual([0, 99, 100, 32766, 32767]);
+  });
+  it('a route keeps the other destinations of its table', () => {
+    const s = node({ routes: [{ dst: '10.1.0.0/16', dev: 'ens1', table: '100' }] });
+    const data = end(s, { kind: 'ip-route', dst: '10.0.0.0/24', dev: 'ens2', src: '10.0.0.2', table: 100 }).kernel!.routes;
+    expect(data.ok && data.data.filter((r) => r.table === '100').map((r) => r.dst)).toEqual(['10.0.0.0/24', '10.1.0.0/16']);
+  });
   it('a route replaces the same destination in the same table only', () => {
     const s = node({ routes: [{ dst: '10.0.0.0/24', dev: 'ens1', table: '100', prefsrc: '10.0.0.1' }, { dst: '10.0.0.0/24', dev: 'ens1', table: '101', prefsrc: '10.0.0.1' }] });
     const after = end(s, { kind: 'ip-route', dst: '10.0.0.0/24', dev: 'ens2', src: '10.0.0.2', table: 100 });
@@ -112,6 +121,13 @@ describe('marking', () => {
     expect(both.kernel!.ip6tablesMangle.ok && both.kernel!.ip6tablesMangle.data).toBe('*mangle\n-A OUTPUT -j NCCLX_QOS\n-A NCCLX_QOS -p tcp -j DSCP --set-dscp 0x08\nCOMMIT');
     expect(markRules([{ by: 'uid', uid: 0 }], 8, true)).toHaveLength(2);
   });
+  it('nftables: an IPv6 destination is matched on ip6 daddr; a ruleset that could not be read is left alone', () => {
+    const s = end(node(), { kind: 'nft-mark', table: 't', dscp: 26, selectors: [{ by: 'daddr', prefix: 'fd00::/8', family: 6 }] });
+    const r = s.kernel!.nft.ok ? s.kernel!.nft.data.dscpRules : [];
+    expect(r.map((x) => x.expr[0])).toEqual([{ match: { op: '==', left: { payload: { protocol: 'ip6', field: 'daddr' } }, right: 'fd00::/8' } }]);
+    const bad = node({ nft: failed(['nft', '-j', 'list', 'ruleset'], 'nft.json', 'EPERM') });
+    expect(end(bad, { kind: 'nft-mark', table: 't', dscp: 26, selectors: [{ by: 'uid', uid: 0 }] }).kernel).toEqual(bad.kernel);
+  });
   it('a table that could not be read is left alone', () => {
     const s = node({ iptables: failed(['iptables-save'], 'x', 'missing', true) });
     expect(end(s, { kind: 'iptables-mark', chain: 'C', dscp: 46, selectors: [{ by: 'uid', uid: 0 }], ipv6: false }).kernel!.iptablesMangle).toEqual(s.kernel!.iptablesMangle);
@@ -126,6 +142,11 @@ describe('files and blocked fixes', () => {
     expect(conf(end(s, file('/root/.nccl.conf', 'A=1\n')))).toEqual([['/root/.nccl.conf', 'home-env', 'A=1\n', null]]);
     expect(conf(end(s, file('/etc/nccl.conf', 'B=2\n')))).toEqual([['/root/.nccl.conf', 'home-env', null, 'ENOENT'], ['/etc/nccl.conf', 'etc', 'B=2\n', null]]);
     expect(conf(end(s, file('/etc/sysctl.d/90-ncclx.conf', 'x = 1\n')))).toEqual(conf(s));
+  });
+  it('with several conf files recorded, only the planned one changes', () => {
+    const s = snapshotOf([link('eth0', ['10.0.0.1/24'])], { confFiles: [{ path: '/root/.nccl.conf', role: 'home-env', content: 'X=1\n', error: null }, { path: '/etc/nccl.conf', role: 'etc', content: 'Y=1\n', error: null }] });
+    const s2 = end(s, { kind: 'file', path: '/root/.nccl.conf', content: 'A=1\n', mode: 0o644, expect: null, what: 'w' });
+    expect(conf(s2)).toEqual([['/root/.nccl.conf', 'home-env', 'A=1\n', null], ['/etc/nccl.conf', 'etc', 'Y=1\n', null]]);
   });
   it('a blocked fix changes nothing', () => {
     const s = node();
