@@ -498,6 +498,7 @@ export function netGdrC2c(profile: Profile, vars: Record<string, string | undefi
   return parseNcclInt(vars['NCCL_NET_GDR_C2C'], tp.gdrC2cDefault).value !== 0;
 }
 
+const MAX_SEARCH_GPUS = 32;
 const SYS_SOURCE = 'the topology NCCL builds on this node (/sys, with the GPUs\' NVML facts from their PCI ids and nvidia-smi)';
 
 /** The graph engine on the <system> NCCL builds from /sys and NVML (ncclTopoGetSystem), or why ncclx cannot build it. */
@@ -507,6 +508,10 @@ function sysGraphs(topo: TopoPart, sys: TopoSystem, facts: NodeFacts, vars: Reco
     const dev = new Map(topo.functions.map((f) => [f.bdf, f.device]));
     return { unavailable: `the compute capability of ${unknown.map((g) => `GPU ${g.dev} (${g.bdf}, device ${dev.get(g.bdf) ?? '?'})`).join(', ')} is not known to ncclx (it reads it from the PCI device id), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it` };
   }
+  // A bound of ncclx's, not NCCL's: no node has more GPUs than this (an 8- or
+  // 16-GPU HGX board; 4 per Grace tray), and the search's time grows with the
+  // cube of the GPUs (a 640-GPU snapshot did not finish in a minute).
+  if (facts.gpus.length > MAX_SEARCH_GPUS) return { unavailable: `${facts.gpus.length} GPUs in one node: ncclx runs NCCL's graph search on at most ${MAX_SEARCH_GPUS}` };
   const xml = topoXml(topo, sys, facts).xml;
   return sysGraphsMemo(`${JSON.stringify(profile.version)}\n${xml}`, vars, (seen) => fileGraphs(parseXml(xml, SYS_SOURCE), SYS_SOURCE, seen, profile));
 }
