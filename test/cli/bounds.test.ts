@@ -107,7 +107,8 @@ describe('what is kept is worked on in linear time and memory', () => {
     expect(r.socket.selected.map((x) => x.name)).toEqual(['eth0']);
   });
 
-  it.each([32, 33])('%i GPUs: the graph search runs on at most 32 (report.ts MAX_SEARCH_GPUS)', (n) => {
+  /** The dgx snapshot with `n` copies of its first GPU, on buses 0x20 and up, and no NVLink data. */
+  const withGpus = (n: number) => {
     const s = clone(dgx);
     const t = s.pci!.topology!;
     const fn = t.functions.find((f) => f.bdf === t.gpus[0])!;
@@ -120,24 +121,18 @@ describe('what is kept is worked on in linear time and memory', () => {
     t.nvlink = null;
     t.nvlinkStatus = null;
     s.pci!.gpus = [];
+    return s;
+  };
+
+  it.each([32, 33])('%i GPUs: the graph search runs on at most 32 (report.ts MAX_SEARCH_GPUS)', (n) => {
+    const s = withGpus(n);
     const r = topoReport(validateSnapshot(s, 'x.json'), { ncclVersion: '2.28.3', hca: 'mlx5' });
     if (n <= 32) expect(r.graphsUnavailable).toBeNull();
     else expect(r.graphsUnavailable).toBe(`${n} GPUs in one node: ncclx runs NCCL's graph search on at most 32`);
   }, 60_000);
 
   it('640 GPUs (NCCL_TOPO_MAX_NODES) with --hca: topo answers in seconds (did not finish in a minute)', () => {
-    const s = clone(dgx);
-    const t = s.pci!.topology!;
-    const fn = t.functions.find((f) => f.bdf === t.gpus[0])!;
-    t.gpus = [];
-    for (let i = 0; i < 640; i++) {
-      const bdf = `0000:${(0x20 + (i >> 5)).toString(16).padStart(2, '0')}:${(i & 31).toString(16).padStart(2, '0')}.0`;
-      t.functions.push({ ...fn, bdf, path: [...fn.path.slice(0, -1), bdf] });
-      t.gpus.push(bdf);
-    }
-    t.nvlink = null;
-    t.nvlinkStatus = null;
-    s.pci!.gpus = [];
+    const s = withGpus(640);
     const t0 = performance.now();
     const r = topoReport(validateSnapshot(s, 'x.json'), { ncclVersion: '2.28.3', hca: 'mlx5' });
     expect(r.gpus).toHaveLength(640);
