@@ -54,4 +54,12 @@ describe('gpuFacts', () => {
     expect(x.xml.match(/<nvlink target="fffffff:ffff:ff" count="18" tclass="0x068000"\/>/g)).toHaveLength(8);
     expect(x.xml).toMatch(/<net name="mlx5_0" dev="0" latency="0" speed="400000" port="1" gdr="1"\/>/);
   });
+  it('`topo --xml` on a node whose NETs are the socket transport\'s writes gdr="0", as the report\'s own search takes it (host memory only)', async () => {
+    const snap = await probeNode({ root: join(FIX, 'efa'), env: {} });
+    const x = topoFile(snap);
+    if (!('xml' in x)) throw new Error(x.unavailable);
+    expect(x.xml).toMatch(/<net name="ens5" dev="0" latency="0" port="0" gdr="0"\/>/);
+    expect(x.xml.match(/<gpu [^>]*gdr="0"/g)).toHaveLength(8);
+    expect(x.xml).not.toMatch(/gdr="1"/);
+  });
 });

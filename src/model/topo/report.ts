@@ -522,9 +522,14 @@ function sysGraphs(topo: TopoPart, sys: TopoSystem, facts: NodeFacts, vars: Reco
 // environment that changes none of them reuses the answer (snapshot/memo.ts).
 const sysGraphsMemo = readsMemo<ReturnType<typeof fileGraphs>>({ keys: 64, perKey: 256 });
 
-/** The GPUs' NVML facts and the NICs' GPUDirect RDMA as NCCL sees them on the node. */
-function nodeFacts(snapshot: NodeSnapshot, topo: TopoPart, profile: Profile, vars: Record<string, string>): NodeFacts {
-  return { gpus: gpuFacts(topo), gdr: nicGdrSupport(gdrReadiness(snapshot.rdma, profile, vars).status) };
+/**
+ * GPUDirect RDMA of the NICs NCCL places: the IB transport's readiness, and
+ * never on the socket transport, which moves host memory only (NCCL_PTR_HOST).
+ * One answer for the report's paths and the XML `topo --xml` writes.
+ */
+function nicGdrOf(snapshot: NodeSnapshot, ib: ReturnType<typeof ibModel> | null, ncclVersion: string | undefined, readiness: ReturnType<typeof gdrReadiness>): { socketNets: boolean; nicGdr: boolean | null } {
+  const socketNets = !ib?.selection.transport.used && nonIbNetDevices(snapshot, ncclVersion)?.kind === 'socket';
+  return { socketNets, nicGdr: socketNets ? false : nicGdrSupport(readiness.status) };
 }
 
 /** The topology as an NCCL_TOPO_FILE, or why there is none. */
@@ -533,7 +538,8 @@ export function topoFile(snapshot: NodeSnapshot, o: TopoOverrides = {}): TopoXml
   if (!topo) return { unavailable: 'this snapshot has no PCI topology (taken by an older ncclx, or /sys was not readable)' };
   const profile = profileFor(chooseVersion(o.ncclVersion, snapshot).version);
   const vars = effectiveEnv(snapshot.env, profile).vars;
-  return topoXml(topo, systemOf(snapshot, topo, o, topoRules(profile, vars, topo), profile).sys, nodeFacts(snapshot, topo, profile, vars));
+  const { ib, sys } = systemOf(snapshot, topo, o, topoRules(profile, vars, topo), profile);
+  return topoXml(topo, sys, { gpus: gpuFacts(topo), gdr: nicGdrOf(snapshot, ib, o.ncclVersion, gdrReadiness(snapshot.rdma, profile, vars)).nicGdr });
 }
 
 /** The variables `ncclx topo`'s flags set, with the flag that sets each: one list for the report and for checking its advice. */
@@ -595,9 +601,7 @@ function buildTopoReport(snapshot: NodeSnapshot, o: TopoOverrides): TopoReport {
   const gdrC2c = netGdrC2c(profile, env.vars);
   const { level, source: levelSource } = gdrLevel(env.vars['NCCL_NET_GDR_LEVEL'], profile, gdrC2c);
   const readiness = gdrReadiness(snapshot.rdma, profile, env.vars);
-  // The socket transport moves host memory only (NCCL_PTR_HOST): its NICs never do GPUDirect RDMA.
-  const socketNets = !ib?.selection.transport.used && nonIbNetDevices(snapshot, o.ncclVersion)?.kind === 'socket';
-  const nicGdr = socketNets ? false : nicGdrSupport(readiness.status);
+  const { socketNets, nicGdr } = nicGdrOf(snapshot, ib, o.ncclVersion, readiness);
   // P2C, PXN through NVLink peers, then pairs without GPUDirect RDMA routed through the GPU's CPU: the paths the NIC choice sees.
   const c2cGpu = (g: number) => rules.c2c.gpus.has(sys.gpus[g]!.bdf!);
   const countsC2c = gdrCountsC2c(profile, gdrC2c);
