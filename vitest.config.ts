@@ -58,7 +58,7 @@ export default defineConfig({
     // failing reads, which each run in a fresh module graph of their own.
     projects: [
       { extends: true, test: { name: 'shared', include: INCLUDE, exclude: [...EXCLUDE, ...PATCHING], isolate: false } },
-      { extends: true, test: { name: 'own-modules', include: PATCHING.filter((f) => INCLUDE.some((g) => (g.endsWith('.full.test.ts') ? f.endsWith('.full.test.ts') : !f.endsWith('.full.test.ts')))), isolate: true } },
+      { extends: true, test: { name: 'own-modules', include: PATCHING.filter((f) => f.endsWith('.full.test.ts') === FULL), isolate: true } },
     ],
     // Files run side by side: each namespace test owns its namespaces, names,
     // temp directories and dist/ copy, and changes no state of the machine's
