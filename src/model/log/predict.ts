@@ -125,6 +125,14 @@ function explainDifference(c: Consumer, logIfnames: string[], agreesWithLogEnv: 
   if (missing.length) {
     return { likely: 'container', evidence: [`the log's interface${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist in this node's view: the job ran in a container or network namespace that sees other links${x.hostNote ? `, or on another node (${x.hostNote})` : ''}`] };
   }
+  // NCCL takes lo only when nothing else qualifies (socket.ts: the last step of the automatic search): where this node's
+  // environment gives another interface, the job saw fewer links than this view does.
+  if (logIfnames.length && logIfnames.every((n) => n === 'lo') && !x.envDiff.length) {
+    return { likely: 'container', evidence: ['the job used lo, which NCCL takes only when no other interface qualifies: the job ran in a network namespace (a container without the host\'s network) whose only interface up was lo, or with NCCL_SOCKET_IFNAME=lo (the log states no such variable: NCCL_DEBUG_SUBSYS=INIT,ENV logs them); `ncclx explain --pid PID` on the running job reads its namespace'] };
+  }
+  if (c === 'bootstrap' && !logIfnames.length && !x.envDiff.length) {
+    return { likely: 'environment', evidence: ['the job\'s bootstrap found no interface where this node\'s environment gives one: the job ran with another NCCL_SOCKET_IFNAME, NCCL_COMM_ID or NCCL_SOCKET_FAMILY (the log states none of them: NCCL_DEBUG_SUBSYS=INIT,ENV logs them), or in a network namespace without that interface; `ncclx explain --pid PID` on the running job models its own environment and namespace'] };
+  }
   if (x.envDiff.length && agreesWithLogEnv) {
     return { likely: 'environment', evidence: [`the job ran with ${x.envDiff.map((d) => `${d.name}=${d.log}`).join(', ')} (the log's "set by environment" lines); this node has ${x.envDiff.map((d) => `${d.name}=${d.node ?? '(unset)'}`).join(', ')}`, 'predicted with the log\'s values, ncclx agrees with the log'] };
   }
@@ -136,6 +144,19 @@ function explainDifference(c: Consumer, logIfnames: string[], agreesWithLogEnv: 
   if (x.hostNote) return { likely: 'other-node', evidence: [x.hostNote, ...(x.versionFromLog ? [] : [`the log states no NCCL version; predicted with ${x.versionUsed}`])] };
   if (!x.versionFromLog) return { likely: 'nccl-version', evidence: [`the log states no NCCL version; predicted with ${x.versionUsed}`] };
   return { likely: 'unexplained', evidence: ['the log and this node\'s data agree on the environment and version: the node changed since the job ran (links, addresses, ports), or ncclx mispredicts — please report it with the log and `ncclx snapshot`'] };
+}
+
+const BOOT_FAILED = 'no interface (bootstrap fails)';
+
+/**
+ * Whether the log shows HOST's bootstrap finding no interface: the WARN
+ * bootstrap.cc prints (`NET/Socket : No usable listening interface found`
+ * from bootstrapNetInit; `Bootstrap : no socket interface found` in older
+ * releases). The same words from net_socket.cc or net_ib.cc are the socket
+ * transport's or the IB OOB's, not the bootstrap's.
+ */
+function bootstrapFoundNoInterface(a: LogAnalysis, host: string): boolean {
+  return a.summary.errors.some((p) => p.signature === 'no-socket-interface' && p.hosts.includes(host) && p.line !== null && /(?:^|\s)bootstrap\.cc:\d+|Bootstrap ?: ?no socket interface found/.test(p.line));
 }
 
 export function comparePrediction(a: LogAnalysis, snapshot: NodeSnapshot, o: { host?: string; ncclVersion?: string } = {}): Prediction {
@@ -165,8 +186,10 @@ export function comparePrediction(a: LogAnalysis, snapshot: NodeSnapshot, o: { h
     const why = explainDifference(consumer, logIfnames, agreeWithLogEnv, x);
     return consumers.push({ consumer, status: 'differ', log: logV, predicted: predV, ...why });
   };
-  const bootAgree = (p: PredictedFacts) => !!host.bootstrap && !!p.bootstrap && endpointsAgree(host.bootstrap, p.bootstrap);
-  push('bootstrap', ep(host.bootstrap), ep(predicted.bootstrap) ?? 'no interface (bootstrap fails)', bootAgree(predicted), host.bootstrap ? [host.bootstrap.ifname] : [], withLogEnv ? bootAgree(withLogEnv) : null);
+  // A log whose bootstrap found no interface states that as much as a `Bootstrap : Using` line states one.
+  const bootFailed = !host.bootstrap && bootstrapFoundNoInterface(a, host.host);
+  const bootAgree = (p: PredictedFacts) => (host.bootstrap ? !!p.bootstrap && endpointsAgree(host.bootstrap, p.bootstrap) : bootFailed && !p.bootstrap);
+  push('bootstrap', ep(host.bootstrap) ?? (bootFailed ? BOOT_FAILED : null), ep(predicted.bootstrap) ?? BOOT_FAILED, bootAgree(predicted), host.bootstrap ? [host.bootstrap.ifname] : [], withLogEnv ? bootAgree(withLogEnv) : null);
   const sockAgree = (p: PredictedFacts) => !!host.socket && host.socket.length === p.socket.length && host.socket.every((e, i) => endpointsAgree(e, p.socket[i]!));
   push('socket', host.socket ? eps(host.socket) || '(none)' : null, eps(predicted.socket) || 'no interface', sockAgree(predicted), host.socket?.map((e) => e.ifname) ?? [], withLogEnv ? sockAgree(withLogEnv) : null);
   const ibText = (l: { index: number; device: string; port: number; linkLayer: string }[]) => l.map((d) => `[${d.index}]${d.device}:${d.port}/${d.linkLayer}`).join(' ') || 'no device';

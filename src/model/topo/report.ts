@@ -705,20 +705,10 @@ function buildTopoReport(snapshot: NodeSnapshot, o: TopoOverrides): TopoReport {
       remediation: advise('Put a NIC on each GPU\'s NUMA node, or check that NCCL_IB_HCA does not leave out the local one'),
     });
   }
-  for (const n of nics) {
-    if (!n.bdf) {
-      findings.push({
-        // The doctor says this as IB-011 (RDMA device off the PCI tree); the same id here.
-        id: 'IB-011',
-        severity: 'warn',
-        message: `${n.device}: /sys/class/infiniband/${n.device}/device is not a PCI function, so NCCL places the NIC on the first CPU: its distance to every GPU is PHB or SYS and GPUDirect RDMA is off`,
-        remediation: advise('Give the container the host\'s /sys (or the device links), or write the topology with NCCL_TOPO_FILE'),
-      });
-    }
-  }
-  // Fused NICs: the IB model's own findings, the same words as `ncclx ib` and the doctor (one decision):
+  // The IB model's own placement findings, the same words as `ncclx ib` and the doctor (one decision): an RDMA device off the PCI tree (IB-011),
   // a vNIC over ports on different point-to-point subnets (IB-035), NICs off the PCI tree and NET 0 (IB-036), a vNIC NCCL cannot place (IB-037) or never reads (IB-038).
-  if (ib) for (const f of ib.report.findings) if (['IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
+  // A socket-transport NIC off the PCI tree (a VM's virtio NIC) has no finding: NCCL hangs it off the first CPU and sockets never use GPUDirect RDMA (buildSystem's note says where it went).
+  if (ib) for (const f of ib.report.findings) if (['IB-011', 'IB-035', 'IB-036', 'IB-037', 'IB-038', 'IB-039'].includes(f.id)) findings.push(f);
   // NCCL's graph search, on the topology file or on the <system> NCCL builds from /sys; the PCI model's GPU ↔ GPU paths where it does not run.
   const fg = o.graphs === false ? { unavailable: 'the graph search is not run for the doctor\'s checks, which read none of it (ncclx topo shows it)' } : file.system ? fileGraphs(file.system, o.topoFile ? `--topo-file ${o.topoFile.path}` : `NCCL_TOPO_FILE=${env.vars['NCCL_TOPO_FILE']}`, env.vars, profile) : sysGraphs(topo, sys, { gpus: gpuFacts(topo), gdr: nicGdr }, env.vars, profile);
   const gpuPaths = 'gpuPaths' in fg && fg.gpuPaths && fg.gpuPaths.length === gpus.length ? fg.gpuPaths : pciGpuPaths(sys);

@@ -6,7 +6,7 @@
 // PCI placement. Pure.
 
 import type { TopoPart } from '../snapshot/topo-types.js';
-import type { TopoSystem } from './system.js';
+import { netMbps, type TopoSystem } from './system.js';
 import { maxOf } from '../list.js';
 import type { GpuFacts } from './gpu-facts.js';
 
@@ -64,16 +64,25 @@ export function topoXml(topo: TopoPart, sys: TopoSystem, facts: NodeFacts | null
     children.set(parent, list);
   }
   const netsOf = new Map<string, { name: string; index: number; port: number; speed: number | null }[]>();
+  // NETs with no PCI path, by the CPU NCCL hangs them from (xml.cc ncclTopoFillNet: the first <cpu>, as buildSystem chose it).
+  const cpuNetsOf = new Map<string, { name: string; index: number; port: number; speed: number | null }[]>();
   const gpuOf = new Map((facts?.gpus ?? []).filter((g) => g.sm !== null).map((g) => [g.bdf, g]));
   for (const n of sys.nets) {
     const nic = n.links.find((l) => l.type === 'NET')?.rem;
+    if (nic && !nic.bdf && n.ib) {
+      const cpu = nic.links.find((l) => l.rem.kind === 'CPU')?.rem;
+      if (!cpu) continue;
+      const key = `CPU ${cpu.key}`;
+      cpuNetsOf.set(key, [...(cpuNetsOf.get(key) ?? []), { name: n.ib.dev, index: n.ib.index, port: n.ib.port, speed: netMbps(n.ib) }]);
+      continue;
+    }
     if (!nic?.bdf || !n.ib) continue;
     // A vNIC is written as its physical <net>s, as NCCL_TOPO_DUMP_FILE holds them (NCCL dumps before fusing): NCCL fuses them again on load.
     const names = n.members ? [...new Set(n.members.map((m) => m.dev))] : [n.ib.dev];
     if (n.members) notes.push(`${n.ib.dev} (NET ${n.ib.index}) is a virtual NIC: written as its members ${names.join(', ')}, which NCCL fuses again when it loads the file`);
     const ib = n.ib;
     // NET attributes as the IB transport gives them (speed in Mb/s); a vNIC's members are left for NCCL, whose fusing renumbers them.
-    const nets = n.members ? names.map((name) => ({ name, index: -1, port: 0, speed: null })) : [{ name: ib.dev, index: ib.index, port: ib.port, speed: ib.rateGbps !== null ? Math.round(ib.rateGbps * 1000) : null }];
+    const nets = n.members ? names.map((name) => ({ name, index: -1, port: 0, speed: null })) : [{ name: ib.dev, index: ib.index, port: ib.port, speed: netMbps(ib) }];
     netsOf.set(nic.bdf, [...(netsOf.get(nic.bdf) ?? []), ...nets]);
   }
   const attr = (name: string, v: string | number | null | undefined) => {
@@ -93,6 +102,17 @@ export function topoXml(topo: TopoPart, sys: TopoSystem, facts: NodeFacts | null
     return { speed, width: Math.min(f?.maxLinkWidth ?? 0, port?.maxLinkWidth ?? 0) };
   };
   const out: string[] = ['<system version="1">'];
+  /** <nic> and its <net>s at DEPTH, with the transport's properties when the node's facts are known. */
+  const nicBlock = (nets: { name: string; index: number; port: number; speed: number | null }[], depth: number): void => {
+    const pad = '  '.repeat(depth);
+    const gdr = facts && facts.gdr !== null ? Number(facts.gdr) : null;
+    out.push(`${pad}<nic>`);
+    for (const n of nets) {
+      const props = facts && n.index >= 0 ? `${attr('dev', n.index)}${attr('latency', 0)}${attr('speed', n.speed)}${attr('port', n.port)}${attr('gdr', gdr)}` : '';
+      out.push(`${pad}  <net${attr('name', n.name)}${props}/>`);
+    }
+    out.push(`${pad}</nic>`);
+  };
   const pci = (key: string, depth: number): void => {
     const [kind, bdf] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
     const f = fns.get(bdf);
@@ -114,19 +134,12 @@ export function topoXml(topo: TopoPart, sys: TopoSystem, facts: NodeFacts | null
       for (const l of gpu.nvlinks) out.push(`${pad}    <nvlink${attr('target', l.target)}${attr('count', l.count)}${attr('tclass', l.tclass)}/>`);
       if (gpu.nvlinks.length) out.push(`${pad}  </gpu>`);
     }
-    if (nets.length) {
-      out.push(`${pad}  <nic>`);
-      for (const n of nets) {
-        const props = facts && n.index >= 0 ? `${attr('dev', n.index)}${attr('latency', 0)}${attr('speed', n.speed)}${attr('port', n.port)}${attr('gdr', gdr)}` : '';
-        out.push(`${pad}    <net${attr('name', n.name)}${props}/>`);
-      }
-      out.push(`${pad}  </nic>`);
-    }
+    if (nets.length) nicBlock(nets, depth + 1);
     out.push(`${pad}</pci>`);
   };
   const lastCpu = Math.max(0, maxOf(topo.numaNodes.map((n) => maxOf((n.cpulist.match(/\d+/g) ?? ['0']).map(Number)))));
   const words = Math.floor(lastCpu / 32) + 1;
-  const cpuKeys = [...new Set([...sys.parents.values()].filter((p) => p.startsWith('CPU ')))].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+  const cpuKeys = [...new Set([...[...sys.parents.values()].filter((p) => p.startsWith('CPU ')), ...cpuNetsOf.keys()])].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
   for (const cpuKey of cpuKeys) {
     const numa = cpuKey.slice(4);
     const node = topo.numaNodes.find((n) => String(n.id) === numa);
@@ -135,10 +148,13 @@ export function topoXml(topo: TopoPart, sys: TopoSystem, facts: NodeFacts | null
     const cpu = topo.cpu;
     out.push(`  <cpu${attr('numaid', numa)}${attr('affinity', affinity)}${attr('arch', cpu.arch ? (ARCH[cpu.arch] ?? cpu.arch) : null)}${attr('vendor', cpu.vendor)}${attr('familyid', cpu.family)}${attr('modelid', cpu.model)}>`);
     for (const k of (children.get(cpuKey) ?? []).sort((a, b) => (a.split(':').slice(1).join(':') < b.split(':').slice(1).join(':') ? -1 : 1))) pci(k, 2);
+    const cpuNets = cpuNetsOf.get(cpuKey) ?? [];
+    if (cpuNets.length) {
+      nicBlock(cpuNets, 2);
+      notes.push(`${cpuNets.map((n) => n.name).join(', ')}: not on the PCI tree: written under CPU ${numa}, where NCCL attaches a NIC with no PCI path (the first CPU it found)`);
+    }
     out.push('  </cpu>');
   }
-  const virtualNics = sys.nets.filter((n) => !n.links.find((l) => l.type === 'NET')?.rem.bdf);
-  if (virtualNics.length) notes.push(`${virtualNics.map((n) => n.ib?.dev).join(', ')}: not on the PCI tree, left for NCCL to attach to the first CPU`);
   out.push('</system>');
   return { xml: out.join('\n') + '\n', notes };
 }
