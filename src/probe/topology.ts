@@ -6,7 +6,8 @@
 
 import type { RdmaPart } from '../model/snapshot/rdma-types.js';
 import type { TopoFunction, TopoPart } from '../model/snapshot/topo-types.js';
-import { parseNvlinkStatus, parseTopoMatrix } from '../model/topo/nvsmi.js';
+import { parseComputeCaps, parseNvlinkStatus, parseTopoMatrix } from '../model/topo/nvsmi.js';
+import { smOfDevice } from '../model/topo/gpu-facts.js';
 import type { ProbeWarning } from '../model/snapshot/types.js';
 import { BOUNDS, clip } from './bound.js';
 import type { Root } from './root.js';
@@ -59,6 +60,18 @@ function nvlinkStatus(runner: Runner | undefined, gpus: number): TopoPart['nvlin
   if (!r.ok) return null;
   const parsed = parseNvlinkStatus(r.stdout, { gpus: BOUNDS.gpus, links: BOUNDS.nvlinks });
   return parsed ? { gpus: parsed, source: r.from === 'live' ? 'nvidia-smi nvlink -s' : 'commands/nvidia-smi-nvlink-s.txt' } : null;
+}
+
+/**
+ * The compute capability of each GPU, from nvidia-smi (live, or recorded under --root), only when a GPU's
+ * device id is not in ncclx's table: nvidia-smi is slow on a GPU node, and the table answers the rest.
+ */
+function computeCaps(runner: Runner | undefined, gpus: string[], byBdf: Map<string, TopoFunction>): TopoPart['computeCaps'] {
+  if (!runner || gpus.every((b) => smOfDevice(byBdf.get(b)?.device) !== null)) return null;
+  const r = runner.run({ argv: ['nvidia-smi', '--query-gpu=pci.bus_id,compute_cap', '--format=csv,noheader'], record: 'nvidia-smi-compute-cap.txt', timeoutMs: 5_000 });
+  if (!r.ok) return null;
+  const parsed = parseComputeCaps(r.stdout, BOUNDS.gpus);
+  return parsed ? { gpus: parsed, source: r.from === 'live' ? 'nvidia-smi --query-gpu=pci.bus_id,compute_cap' : 'commands/nvidia-smi-compute-cap.txt' } : null;
 }
 
 /** `netdevPaths`: realpaths of /sys/class/net/<if>/device, which the socket transport's NICs are placed at. */
@@ -118,5 +131,6 @@ export function probeTopology(root: Root, gpuBdfs: string[], rdma: RdmaPart | un
     const r = root.read(path);
     return r.ok ? { path, text: r.value, error: null } : { path, text: null, error: r.error };
   });
-  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root), nvlink: nvlinks(runner, gpus.length), nvlinkStatus: nvlinkStatus(runner, gpus.length), ...(topoFiles.length ? { topoFiles } : {}) };
+  const caps = computeCaps(runner, gpus, byBdf);
+  return { functions: [...byBdf.values()].sort((a, b) => (a.bdf < b.bdf ? -1 : 1)), gpus: gpus.sort(), numaNodes, cpu: cpuInfo(root), nvlink: nvlinks(runner, gpus.length), nvlinkStatus: nvlinkStatus(runner, gpus.length), ...(caps ? { computeCaps: caps } : {}), ...(topoFiles.length ? { topoFiles } : {}) };
 }

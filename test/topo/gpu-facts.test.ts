@@ -3,10 +3,13 @@
 // nvidia-smi — to NVSwitches or to peer GPUs — and the <gpu>/<nvlink>/<net>
 // elements `ncclx topo --xml` writes.
 
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gpuFacts, maxNvLinks, nvmlBusId, smOfDevice } from '../../src/model/topo/gpu-facts.js';
-import { topoFile } from '../../src/model/topo/report.js';
+import { topoFile, topoReport } from '../../src/model/topo/report.js';
+import { parseComputeCaps } from '../../src/model/topo/nvsmi.js';
 import { probeNode } from '../../src/probe/index.js';
 import type { TopoPart } from '../../src/model/snapshot/topo-types.js';
 
@@ -62,5 +65,58 @@ describe('gpuFacts', () => {
     expect(x.xml).toMatch(/<net name="ens5" dev="0" latency="0" speed="10000" port="0" gdr="0"\/>/);
     expect(x.xml.match(/<gpu [^>]*gdr="0"/g)).toHaveLength(8);
     expect(x.xml).not.toMatch(/gdr="1"/);
+  });
+});
+
+describe('compute capability from nvidia-smi, for a device id the table lacks', () => {
+  it('parses nvidia-smi --query-gpu=pci.bus_id,compute_cap: NVML bus ids to sysfs bdfs, major.minor to sm; other lines skipped; bounded', () => {
+    expect(parseComputeCaps('00000000:00:06.0, 9.0\n00000001:1B:00.0, 10.0\nNo devices were found\n')).toEqual([
+      { bdf: '0000:00:06.0', sm: 90 },
+      { bdf: '0001:1b:00.0', sm: 100 },
+    ]);
+    expect(parseComputeCaps('NVIDIA-SMI has failed\n')).toBeNull();
+    const two = '00000000:19:00.0, 9.0\n00000000:3b:00.0, 8.0\n';
+    expect(parseComputeCaps(two, 2)).toHaveLength(2);
+    expect(parseComputeCaps(two, 1)).toBeNull();
+  });
+
+  const node = (device: string, caps: string | null) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ncclx-caps-'));
+    cpSync(join(FIX, 'topo-pcie-nvbridge'), dir, { recursive: true, verbatimSymlinks: true });
+    // GPU 1 (an A100, 0x20f1 in the fixture) under another device id.
+    const file = join(dir, 'sys/devices/pci0000:3a/0000:3a:01.0/0000:3b:00.0/device');
+    writeFileSync(file, `${device}\n`);
+    if (caps !== null) writeFileSync(join(dir, 'commands/nvidia-smi-compute-cap.txt'), caps);
+    return dir;
+  };
+  const CAPS = '00000000:19:00.0, 9.0\n00000000:3B:00.0, 8.0\n';
+
+  it('an id the table lacks: without nvidia-smi the graphs are unavailable; with it the <system> is the known id\'s, graphs and all', async () => {
+    const dirs = [node('0x2b85', null), node('0x2b85', CAPS)];
+    try {
+      const [without, withCaps] = await Promise.all(dirs.map((root) => probeNode({ root, env: {} })));
+      expect(topoReport(without!).graphsUnavailable).toMatch(/compute capability of GPU 1 \(0000:3b:00\.0, device 0x2b85\) is not known/);
+      expect(withCaps!.pci?.topology?.computeCaps).toEqual({ gpus: [{ bdf: '0000:19:00.0', sm: 90 }, { bdf: '0000:3b:00.0', sm: 80 }], source: 'commands/nvidia-smi-compute-cap.txt' });
+      const known = await probeNode({ root: join(FIX, 'topo-pcie-nvbridge'), env: {} });
+      const r = topoReport(withCaps!);
+      expect(r.graphsUnavailable).toBeNull();
+      expect(r.graphs).toEqual(topoReport(known).graphs);
+      const x = topoFile(withCaps!);
+      if (!('xml' in x)) throw new Error(x.unavailable);
+      expect(x.xml).toMatch(/<gpu dev="1" sm="80"/);
+    } finally {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('ids the table knows: nvidia-smi is not asked (slow on a GPU node), and a recorded answer is not read', async () => {
+    const dir = node('0x20f1', '00000000:19:00.0, 9.0\n00000000:3B:00.0, 7.0\n');
+    try {
+      const snap = await probeNode({ root: dir, env: {} });
+      expect(snap.pci?.topology?.computeCaps).toBeUndefined();
+      expect(gpuFacts(snap.pci!.topology!).map((g) => g.sm)).toEqual([90, 80]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

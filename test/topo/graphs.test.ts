@@ -125,7 +125,7 @@ describe('the graph search in the report', () => {
     snap.pci!.topology = { ...t, functions: t.functions.map((f) => (f.bdf === t.gpus[1] ? { ...f, device: '0xffff' } : f)) };
     const r = topoReport(snap, { ncclVersion: '2.30.7' });
     expect(r.graphs).toBeNull();
-    expect(r.graphsUnavailable).toBe(`the compute capability of GPU 1 (${t.gpus[1]}, device 0xffff) is not known to ncclx (it reads it from the PCI device id), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it`);
+    expect(r.graphsUnavailable).toBe(`the compute capability of GPU 1 (${t.gpus[1]}, device 0xffff) is not known to ncclx (it reads it from the PCI device id, else from nvidia-smi --query-gpu=compute_cap, which gave none here), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it`);
     expect(r.gpuPaths.map((row) => row.map((p) => p.path))).toEqual([['LOC', 'PIX'], ['PIX', 'LOC']]);
   });
 });

@@ -346,6 +346,7 @@ export const nodeSnapshotSchema = z.object({
             })
             .nullable()
             .optional(),
+          computeCaps: z.object({ gpus: list(z.object({ bdf: text(64), sm: int(0, 990) }), L.gpus, 'GPUs'), source: text(L.path) }).nullable().optional(),
           topoFiles: list(z.object({ path: text(L.path), text: text(L.file).nullable(), error: text().nullable() }), L.topoFiles, 'NCCL_TOPO_FILE candidates').optional(),
         })
         .optional(),

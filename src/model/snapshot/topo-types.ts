@@ -52,6 +52,13 @@ export interface TopoPart {
    * nvidia-smi could not be run or read.
    */
   nvlinkStatus?: { gpus: NvlinkStatusGpu[]; source: string } | null;
+  /**
+   * Each GPU's compute capability from `nvidia-smi --query-gpu=pci.bus_id,compute_cap`
+   * (recorded as commands/nvidia-smi-compute-cap.txt under --root), asked only
+   * when a GPU's PCI device id is not in ncclx's table (src/model/topo/gpu-facts.ts).
+   * Absent when not asked, or nvidia-smi could not be run or read.
+   */
+  computeCaps?: { gpus: { bdf: string; sm: number }[]; source: string } | null;
   /** NCCL_TOPO_FILE candidates (environment and conf files) as read: NCCL loads the XML before detecting anything. */
   topoFiles?: { path: string; text: string | null; error: string | null }[];
 }

@@ -3,8 +3,9 @@
 // the compute capability (`sm`) and the active NVLinks grouped by the PCI
 // device at their far end (`<nvlink target count tclass>`). ncclx has no
 // NVML: the compute capability comes from the PCI device id (a table of
-// NVIDIA's ids, docs/nccl/topology.md), the NVLinks from `nvidia-smi topo -m`
-// and `nvidia-smi nvlink -s`. Pure.
+// NVIDIA's ids, docs/nccl/topology.md), else from `nvidia-smi
+// --query-gpu=compute_cap` (asked only for an id the table lacks), the
+// NVLinks from `nvidia-smi topo -m` and `nvidia-smi nvlink -s`. Pure.
 
 import type { TopoPart } from '../snapshot/topo-types.js';
 import { maxOf } from '../list.js';
@@ -77,8 +78,9 @@ export function gpuFacts(topo: TopoPart): GpuFacts[] {
   const dev = new Map(topo.functions.map((f) => [f.bdf, f.device]));
   const nv = topo.nvlink?.links;
   const usable = nv && nv.length === topo.gpus.length ? nv : null;
+  const reported = new Map((topo.computeCaps?.gpus ?? []).map((g) => [g.bdf, g.sm]));
   return topo.gpus.map((bdf, i) => {
-    const sm = smOfDevice(dev.get(bdf));
+    const sm = smOfDevice(dev.get(bdf)) ?? reported.get(bdf.toLowerCase()) ?? null;
     const row = usable?.[i] ?? [];
     const status = topo.nvlinkStatus?.gpus.find((g) => g.index === i);
     const active = status ? status.links.filter((l) => l.gbps !== null).length : null;

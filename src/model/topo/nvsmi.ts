@@ -5,6 +5,25 @@
 
 import type { NvlinkStatusGpu } from '../snapshot/topo-types.js';
 
+/**
+ * `nvidia-smi --query-gpu=pci.bus_id,compute_cap --format=csv,noheader`:
+ * `00000000:00:06.0, 9.0` per GPU → the sysfs bdf (`0000:00:06.0`, the
+ * domain's low 16 bits, lower case) and the compute capability as NCCL's
+ * `sm` (major × 10 + minor, what NVML's cudaComputeCapability gives
+ * ncclTopoGetXmlFromGpu). Lines that are not that shape are skipped; null
+ * when none is, or when there are more than `maxGpus`.
+ */
+export function parseComputeCaps(text: string, maxGpus = Infinity): { bdf: string; sm: number }[] | null {
+  const out: { bdf: string; sm: number }[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^\s*([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])\s*,\s*(\d{1,2})\.(\d)\s*$/.exec(line);
+    if (!m) continue;
+    if (out.length >= maxGpus) return null;
+    out.push({ bdf: `${m[1]!.slice(-4)}:${m[2]}:${m[3]}.${m[4]}`.toLowerCase(), sm: Number(m[5]) * 10 + Number(m[6]) });
+  }
+  return out.length ? out : null;
+}
+
 /** `maxGpus`: more GPU columns than any NCCL places is not a matrix to read (null). */
 export function parseTopoMatrix(text: string, maxGpus = Infinity): number[][] | null {
   const lines = text.split('\n').map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r$/, ''));

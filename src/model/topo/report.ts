@@ -506,7 +506,7 @@ function sysGraphs(topo: TopoPart, sys: TopoSystem, facts: NodeFacts, vars: Reco
   const unknown = facts.gpus.filter((g) => g.sm === null);
   if (unknown.length) {
     const dev = new Map(topo.functions.map((f) => [f.bdf, f.device]));
-    return { unavailable: `the compute capability of ${unknown.map((g) => `GPU ${g.dev} (${g.bdf}, device ${dev.get(g.bdf) ?? '?'})`).join(', ')} is not known to ncclx (it reads it from the PCI device id), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it` };
+    return { unavailable: `the compute capability of ${unknown.map((g) => `GPU ${g.dev} (${g.bdf}, device ${dev.get(g.bdf) ?? '?'})`).join(', ')} is not known to ncclx (it reads it from the PCI device id, else from nvidia-smi --query-gpu=compute_cap, which gave none here), so the <system> NCCL builds from NVML cannot be rebuilt; an NCCL topology file with <gpu sm=…> (--topo-file, NCCL_TOPO_FILE) gives it` };
   }
   // A bound of ncclx's, not NCCL's: no node has more GPUs than this (an 8- or
   // 16-GPU HGX board; 4 per Grace tray), and the search's time grows with the
