@@ -112,7 +112,7 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
   const envPart = probeEnv(jobRoot, env, opened ? { uid: opened.uid, warnings } : { warnings });
   await step('NCCL library');
   const ncclLibrary = probeNcclLibrary(jobRoot, runner, env, { python: opts.python });
-  if (opened?.mapped) addMapped(ncclLibrary, opened.pid, opened.mapped);
+  if (opened?.mapped) addMapped(ncclLibrary, opened.pid, opened.mapped, procMod!.mappedNotes(opened.mapped));
   const netPlugins = probeNetPlugins(jobRoot, env, confValues(envPart.confFiles, 'NCCL_NET_PLUGIN'), ncclLibrary, opened?.netPlugin ?? null);
   const host = opts.fullHost ? await fullHost(root, warnings) : quickHost(root, warnings);
   // The job's host name is its UTS namespace's; its runtime writes it to the container's /etc/hostname.
@@ -163,8 +163,8 @@ export async function probeNode(opts: ProbeOptions = {}): Promise<NodeSnapshot> 
 }
 
 /** The library the process has mapped goes first: it is the one running. */
-function addMapped(part: NcclLibraryPart, pid: number, m: MappedNccl): void {
-  const note = `/proc/${pid}/maps${m.readThrough ? `; read through ${m.readThrough}` : ''}`;
+function addMapped(part: NcclLibraryPart, pid: number, m: MappedNccl, notes: string[]): void {
+  const note = [`/proc/${pid}/maps${m.readThrough ? `; read through ${m.readThrough}` : ''}`, ...notes].join('; ');
   const same = part.candidates.find((c) => c.path === m.path);
   if (same) {
     same.loadedBy = ['process', ...(same.loadedBy ?? [])];

@@ -153,8 +153,8 @@ function otherSites(root: Root, env: Record<string, string | undefined>): string
   return dirs;
 }
 
-const RANK: Record<LoadedBy, number> = { process: 0, pytorch: 1, loader: 2 };
-const rankOf = (c: LibraryCandidate) => Math.min(3, minOf((c.loadedBy ?? []).map((l) => RANK[l])));
+const RANK: Record<LoadedBy, number> = { process: 0, preload: 1, pytorch: 2, loader: 3 };
+const rankOf = (c: LibraryCandidate) => Math.min(4, minOf((c.loadedBy ?? []).map((l) => RANK[l])));
 
 export function probeNcclLibrary(root: Root, _runner: Runner, env: Record<string, string | undefined>, opts: LibraryOptions = {}): NcclLibraryPart {
   const into = new Candidates(root);
@@ -168,6 +168,13 @@ export function probeNcclLibrary(root: Root, _runner: Runner, env: Record<string
   };
   const cache = readLdCache(root);
   const ctx: SearchContext = { root, ldLibraryPath: env['LD_LIBRARY_PATH'], cache };
+
+  // LD_PRELOAD (a common way to run a custom NCCL under PyTorch): a path is taken as it is, a bare name as ld.so finds it.
+  for (const entry of (env['LD_PRELOAD'] ?? '').split(/[\s:]+/).filter((e) => LIB_RE.test(basename(e))).slice(0, 4)) {
+    const found = entry.includes('/') ? (root.exists(entry) ? { path: entry, text: 'a path' } : null) : ((f) => (f ? { path: f.path, text: stepText(f) } : null))(findLibrary(entry, ctx));
+    if (found) into.add(found.path, 'LD_PRELOAD', { loadedBy: 'preload', note: `LD_PRELOAD=${entry} (${found.text}): the dynamic loader binds NCCL's symbols to it before any copy loaded later, so a PyTorch job runs it, not its wheel's` });
+    else notes.push(`LD_PRELOAD names ${entry}, which is not found here: the dynamic loader skips it`);
+  }
 
   const pythons = pythonEnvs(root, { python: opts.python, env });
   for (const py of pythons) {

@@ -98,12 +98,13 @@ interface MapsHit {
 }
 
 /** The NCCL libraries in a maps text: libnccl.so*, and libtorch_cuda.so (which may carry NCCL linked in). */
-export function ncclMappings(maps: string): { nccl: MapsHit | null; torchCuda: MapsHit | null; netPlugin: MapsHit | null } {
+export function ncclMappings(maps: string): { nccl: MapsHit | null; ncclAll: MapsHit[]; torchCuda: MapsHit | null; netPlugin: MapsHit | null } {
   let nccl: MapsHit | null = null;
   let torchCuda: MapsHit | null = null;
   let netPlugin: MapsHit | null = null;
+  const ncclAll: MapsHit[] = [];
   // A cheap test first: most processes map neither.
-  if (!maps.includes('libnccl') && !maps.includes('libtorch_cuda')) return { nccl, torchCuda, netPlugin };
+  if (!maps.includes('libnccl') && !maps.includes('libtorch_cuda')) return { nccl, ncclAll, torchCuda, netPlugin };
   for (const line of maps.split('\n')) {
     const slash = line.indexOf('/');
     if (slash < 0) continue;
@@ -113,11 +114,32 @@ export function ncclMappings(maps: string): { nccl: MapsHit | null; torchCuda: M
     const base = path.slice(path.lastIndexOf('/') + 1);
     const range = line.slice(0, line.indexOf(' ')).split('-');
     const hit = { start: range[0]!, end: range[1]!, path, deleted };
-    if (!nccl && NCCL_LIB.test(base)) nccl = hit;
-    else if (!torchCuda && base === 'libtorch_cuda.so') torchCuda = hit;
+    if (NCCL_LIB.test(base)) {
+      nccl ??= hit;
+      // One entry per file (a library maps several segments); at most 8 copies are told apart.
+      if (!ncclAll.some((h) => h.path === path) && ncclAll.length < 8) ncclAll.push(hit);
+    } else if (!torchCuda && base === 'libtorch_cuda.so') torchCuda = hit;
     else if (!netPlugin && /^libnccl-net.*\.so/.test(base)) netPlugin = hit;
   }
-  return { nccl, torchCuda, netPlugin };
+  return { nccl, ncclAll, torchCuda, netPlugin };
+}
+
+/**
+ * Of several copies of libnccl mapped in one process, the one NCCL's callers
+ * are bound to. The dynamic loader resolves symbols in load order, and an
+ * LD_PRELOAD library comes right after the program: a copy named in the
+ * process's LD_PRELOAD wins (a PyTorch job preloaded with the system's
+ * libnccl runs that NCCL, though torch maps its wheel's too; seen on a real
+ * node, test/device/h200-vm/README.md). Otherwise the first copy loaded wins,
+ * which /proc/PID/maps (in address order) does not tell: the first mapped is
+ * modelled, and the report says so.
+ */
+export function boundCopy(hits: MapsHit[], env: Record<string, string> | null): { hit: MapsHit; why: string | null } {
+  if (hits.length < 2) return { hit: hits[0]!, why: null };
+  const preload = (env?.['LD_PRELOAD'] ?? '').split(/[\s:]+/).filter(Boolean);
+  const named = hits.find((h) => preload.includes(h.path));
+  if (named) return { hit: named, why: `${hits.length} copies of libnccl mapped; this one is named in LD_PRELOAD, so the dynamic loader binds NCCL's symbols to it` };
+  return { hit: hits[0]!, why: `${hits.length} copies of libnccl mapped and none named in LD_PRELOAD: the process runs the one it loaded first, which /proc/PID/maps does not show; modelled: the first in the maps` };
 }
 
 /** The version the mapped file states: through map_files (the inode mapped; root only), else the process's root. */
@@ -133,15 +155,26 @@ function readMapped(pid: number, hit: MapsHit, isStatic: boolean): MappedNccl {
   return { path: hit.path, version: null, versionText: null, readThrough: null, error: errors.join('; '), static: isStatic };
 }
 
-/** The NCCL a process has mapped, or null when it maps none (a libtorch_cuda.so without NCCL in it is none). */
-export function mappedNccl(pid: number, maps: string): MappedNccl | null {
-  const { nccl, torchCuda } = ncclMappings(maps);
+/** The NCCL a process has mapped, or null when it maps none (a libtorch_cuda.so without NCCL in it is none). `env`: its environment, read only when several copies are mapped. */
+export function mappedNccl(pid: number, maps: string, env: () => Record<string, string> | null = () => null): MappedNccl | null {
+  const { nccl, ncclAll, torchCuda } = ncclMappings(maps);
+  if (nccl && ncclAll.length > 1) {
+    const { hit, why } = boundCopy(ncclAll, env());
+    const others = ncclAll.filter((h) => h !== hit).map((h) => ({ path: h.path, version: readMapped(pid, h, false).version }));
+    return { ...readMapped(pid, hit, false), alsoMapped: others, ...(why ? { chosenBy: why } : {}) };
+  }
   if (nccl) return readMapped(pid, nccl, false);
   if (torchCuda) {
     const m = readMapped(pid, torchCuda, true);
     return m.version ? m : null;
   }
   return null;
+}
+
+/** What a load note says of the other copies a process maps, and why this one. */
+export function mappedNotes(m: MappedNccl): string[] {
+  if (!m.alsoMapped?.length) return [];
+  return [`${m.chosenBy ?? ''}; also mapped: ${m.alsoMapped.map((o) => `${o.path} (${o.version ?? 'version unknown'})`).join(', ')}`];
 }
 
 // ---------------------------------------------------------------------------
@@ -301,7 +334,7 @@ export function openProcess(pid: number): OpenedProcess {
     uid: Number.isFinite(uid) ? uid : null,
     root: new Root(`/proc/${pid}/root`, { confined: true }),
     container,
-    mapped: mappedNccl(pid, maps),
+    mapped: mappedNccl(pid, maps, () => env),
     netPlugin: ncclMappings(maps).netPlugin?.path ?? null,
     view: { pid, command: cmd.length > 200 ? `${cmd.slice(0, 197)}...` : cmd || (text(`/proc/${pid}/comm`) ?? '').trim(), ownRoot: container.ownRoot, netns: container.netNs, sameNetns: !container.otherNetNs },
   };

@@ -12,7 +12,7 @@ import { SNAPSHOT_SCHEMA_VERSION, type NetworkPart, type NodeSnapshot, type Prob
 import { probeEnv } from './env.js';
 import { quickHost } from './host.js';
 import { probeNetwork } from './links.js';
-import { containerOf, mappedNccl, processSockets, psRelevantVar, readEnviron, readNamespace, TcpTables } from './process.js';
+import { containerOf, mappedNccl, mappedNotes, processSockets, psRelevantVar, readEnviron, readNamespace, TcpTables } from './process.js';
 import { Root } from './root.js';
 import { liveRunner } from './runner.js';
 
@@ -40,7 +40,7 @@ export function scanProcesses(c: ScanCandidates = candidatePids()): PsScan {
   const found: { pid: number; mapped: MappedNccl }[] = [];
   for (const pid of c.pids) {
     const maps = read(`/proc/${pid}/maps`);
-    const mapped = maps ? mappedNccl(pid, maps) : null;
+    const mapped = maps ? mappedNccl(pid, maps, () => readEnviron(pid).env) : null;
     if (mapped) found.push({ pid, mapped });
   }
   const { scanned, unreadable } = c;
@@ -79,7 +79,7 @@ export function scanProcesses(c: ScanCandidates = candidatePids()): PsScan {
       env: probeEnv(root, env, { uid: Number.isFinite(uid) ? uid : null }),
       resolutions: {},
       ncclLibrary: {
-        candidates: [{ path: mapped.path, version: mapped.version, via: `mapped by process ${pid}`, versionFrom: mapped.version ? 'binary' : null, versionText: mapped.versionText, loadedBy: ['process'], loadNotes: [`/proc/${pid}/maps${mapped.readThrough ? `; read through ${mapped.readThrough}` : ''}`], ...(mapped.static ? { static: true } : {}) }],
+        candidates: [{ path: mapped.path, version: mapped.version, via: `mapped by process ${pid}`, versionFrom: mapped.version ? 'binary' : null, versionText: mapped.versionText, loadedBy: ['process'], loadNotes: [`/proc/${pid}/maps${mapped.readThrough ? `; read through ${mapped.readThrough}` : ''}`, ...mappedNotes(mapped)], ...(mapped.static ? { static: true } : {}) }],
         searched: [],
       },
       warnings: net.warnings,

@@ -55,6 +55,7 @@ export function renderPs(scan: PsScan, rows: PsRow[], s: Style, verbose: boolean
     out.push(`  user ${e.user ?? '?'} (${e.uid ?? '?'}), ${containerText(e)}`);
     const lib = e.ncclLibrary;
     out.push(`  NCCL ${lib.version ?? '?'}  ${lib.path}${lib.static ? ' (NCCL linked in)' : ''}  ${s.dim(lib.readThrough ? `read through ${lib.readThrough}` : `version unknown: ${lib.error}`)}`);
+    if (lib.alsoMapped?.length) out.push(`  ${s.warn(`also mapped: ${lib.alsoMapped.map((o) => `${o.path} (${o.version ?? '?'})`).join(', ')}`)} ${s.dim(`— ${lib.chosenBy ?? ''}`)}`);
     if (p.ncclVersion !== lib.version) out.push(`  ${s.dim(`modelled as NCCL ${p.ncclVersion} (${p.versionSource})`)}`);
     const env = Object.entries(e.env).filter(([k]) => verbose || /^(NCCL_|MASTER_|RANK$|LOCAL_RANK$|WORLD_SIZE$|CUDA_VISIBLE_DEVICES$)/.test(k));
     out.push(`  env  ${env.length ? env.map(([k, v]) => `${k}=${v}`).join(' ') : s.dim(e.envError ? `unreadable (${e.envError})` : 'no NCCL variable')}`);

@@ -11,6 +11,7 @@ import { readElf } from '../../src/probe/elf.js';
 import { parseLdCache, readLdCache } from '../../src/probe/loader.js';
 import { scanNcclVersion } from '../../src/probe/nccl-binary.js';
 import { probeNcclLibrary } from '../../src/probe/nccl-lib.js';
+import { libraryFindings, modelledLibrary } from '../../src/model/nccl/library.js';
 import { Root } from '../../src/probe/root.js';
 import { recordedRunner } from '../../src/probe/runner.js';
 import { fakeNccl, gccMissing, HAVE_GCC, layout, torchNode } from '../helpers/libs.js';
@@ -50,6 +51,22 @@ describe("the issue's node: PyTorch's wheel 2.28.9 in /opt/torch/.venv, the syst
     // 2.28.7 changed a rule between them (a refused vNIC is logged under NOWARN, Profile.vnicRefusalQuiet): a warning.
     expect(lib.severity).toBe('warn');
     expect(j.findings.find((f) => f.id === 'LIB-002')!.message).toMatch(/^NCCL_VERSION=2\.28\.3-1 \(set by the image\) is not the library: a PyTorch job loads 2\.28\.9/);
+  });
+  // In process: LD_PRELOAD in ncclx's own environment would preload into ncclx itself.
+  it("LD_PRELOAD naming the system's libnccl: a PyTorch job runs it, not its wheel's (seen on a real node: NCCL logged 2.28.3)", () => {
+    const part = probe(dir, { ...env, LD_PRELOAD: '/lib/x86_64-linux-gnu/libnccl.so.2' });
+    const m = modelledLibrary(part)!;
+    expect([m.candidate.path, m.candidate.version, m.by]).toEqual(['/lib/x86_64-linux-gnu/libnccl.so.2', '2.28.3', 'preload']);
+    expect(m.why).toMatch(/^LD_PRELOAD names it, so every program started here runs it \(LD_PRELOAD=\/lib\/x86_64-linux-gnu\/libnccl\.so\.2 \(a path\): /);
+    expect(libraryFindings(part, {}).find((f) => f.id === 'LIB-001')!.message).toMatch(/^two NCCLs: PyTorch's 2\.28\.9 and LD_PRELOAD's 2\.28\.3; /);
+  });
+  it('LD_PRELOAD by bare name is found as the loader finds it; one not found is skipped, as the loader skips it, and said', () => {
+    expect(modelledLibrary(probe(dir, { ...env, LD_PRELOAD: 'libnccl.so.2' }))!.candidate.version).toBe('2.28.3');
+    const missing = probe(dir, { ...env, LD_PRELOAD: '/nowhere/libnccl.so.2' });
+    expect(modelledLibrary(missing)!.by).toBe('pytorch');
+    expect(missing.notes).toContain('LD_PRELOAD names /nowhere/libnccl.so.2, which is not found here: the dynamic loader skips it');
+    // Another library in LD_PRELOAD changes nothing.
+    expect(modelledLibrary(probe(dir, { ...env, LD_PRELOAD: '/lib/x86_64-linux-gnu/libjemalloc.so.2' }))!.by).toBe('pytorch');
   });
   it('without the venv on PATH, a program linked with libnccl.so.2 gets the system library', () => {
     const j = explainJson(dir, { ...env, PATH: '/usr/bin:/bin' });

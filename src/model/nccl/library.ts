@@ -3,9 +3,11 @@
 // function picks the library every command models, so doctor, explain, ib,
 // env, topo and log never disagree on the version.
 //
-// Order: the library the process has mapped (--pid, ncclx ps); else the
-// NCCL PyTorch loads (the usual job); else what the dynamic loader gives a
-// program linked with libnccl.so.2; else the first candidate with a version.
+// Order: the library the process has mapped (--pid, ncclx ps); else one
+// named in LD_PRELOAD (the loader binds NCCL's symbols to it before torch's
+// own); else the NCCL PyTorch loads (the usual job); else what the dynamic
+// loader gives a program linked with libnccl.so.2; else the first candidate
+// with a version.
 
 import type { Finding } from '../result/types.js';
 import type { LibraryCandidate, LoadedBy, NcclLibraryPart } from '../snapshot/types.js';
@@ -18,7 +20,7 @@ export interface ModelledLibrary {
   why: string;
 }
 
-const WHO: Record<LoadedBy, string> = { process: 'the process has it mapped', pytorch: 'a PyTorch job loads it', loader: 'a program linked with libnccl.so.2 loads it' };
+const WHO: Record<LoadedBy, string> = { process: 'the process has it mapped', preload: 'LD_PRELOAD names it, so every program started here runs it', pytorch: 'a PyTorch job loads it', loader: 'a program linked with libnccl.so.2 loads it' };
 
 export function loadedBy(c: LibraryCandidate, by: LoadedBy): string | null {
   const i = c.loadedBy?.indexOf(by) ?? -1;
@@ -28,7 +30,7 @@ export function loadedBy(c: LibraryCandidate, by: LoadedBy): string | null {
 /** The library ncclx models, or null when no candidate states a version. */
 export function modelledLibrary(part: Pick<NcclLibraryPart, 'candidates'>): ModelledLibrary | null {
   const versioned = part.candidates.filter((c) => c.version !== null);
-  for (const by of ['process', 'pytorch', 'loader'] as const) {
+  for (const by of ['process', 'preload', 'pytorch', 'loader'] as const) {
     const c = versioned.find((x) => x.loadedBy?.includes(by));
     if (c) return { candidate: c, by, why: `${WHO[by]} (${loadedBy(c, by)})` };
   }
@@ -57,6 +59,7 @@ export function versionEvidence(c: LibraryCandidate): string {
 /** "the system's 2.28.3", "PyTorch's 2.28.9": whose library it is, in a few words. */
 export function ownerOf(c: LibraryCandidate): string {
   if (c.loadedBy?.includes('process')) return `the process's ${c.version}`;
+  if (c.loadedBy?.includes('preload')) return `LD_PRELOAD's ${c.version}`;
   if (c.loadedBy?.includes('pytorch')) return `PyTorch's ${c.version}`;
   if (/wheel/.test(c.via)) return `a Python wheel's ${c.version}`;
   if (/conda/.test(c.via)) return `conda's ${c.version}`;

@@ -42,6 +42,10 @@ export interface MappedNccl {
   error: string | null;
   /** NCCL linked into this library (libtorch_cuda.so) rather than a libnccl.so. */
   static: boolean;
+  /** Other copies of libnccl the process has mapped (a second NCCL loaded by path or preloaded): their calls do not reach them. */
+  alsoMapped?: { path: string; version: string | null }[];
+  /** Why this copy, of several mapped, is the one NCCL's callers are bound to. */
+  chosenBy?: string;
 }
 
 export interface PsEntry {

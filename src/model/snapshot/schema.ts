@@ -283,7 +283,7 @@ export const nodeSnapshotSchema = z.object({
         via: text(L.path),
         versionFrom: z.enum(['binary', 'file name', 'dist-info', 'conda-meta', 'dpkg']).nullable().optional(),
         versionText: text(256).nullable().optional(),
-        loadedBy: list(z.enum(['process', 'pytorch', 'loader']), 3, 'who loads a library').optional(),
+        loadedBy: list(z.enum(['process', 'preload', 'pytorch', 'loader']), 4, 'who loads a library').optional(),
         loadNotes: list(text(), 64, 'notes on one library').optional(),
         static: z.boolean().optional(),
       }),

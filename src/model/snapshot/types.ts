@@ -111,11 +111,13 @@ export interface EnvPart {
 export type VersionFrom = 'binary' | 'file name' | 'dist-info' | 'conda-meta' | 'dpkg';
 
 /**
- * Who loads a library: `process` (mapped by the process, --pid), `pytorch`
- * (the NCCL torch's libtorch_cuda.so loads, or carries), `loader` (what ld.so
- * finds for libnccl.so.2: a program linked with -lnccl, e.g. nccl-tests).
+ * Who loads a library: `process` (mapped by the process, --pid), `preload`
+ * (named in LD_PRELOAD: every program started with that environment binds
+ * NCCL's symbols to it first, PyTorch included), `pytorch` (the NCCL torch's
+ * libtorch_cuda.so loads, or carries), `loader` (what ld.so finds for
+ * libnccl.so.2: a program linked with -lnccl, e.g. nccl-tests).
  */
-export type LoadedBy = 'process' | 'pytorch' | 'loader';
+export type LoadedBy = 'process' | 'preload' | 'pytorch' | 'loader';
 
 export interface LibraryCandidate {
   path: string;
