@@ -69,11 +69,11 @@ describe('a real H200 VM: the topology NCCL 2.28.9 built there', () => {
     const mine = topoFile(host);
     if (!('xml' in mine)) throw new Error(mine.unavailable);
     // What NCCL adds that ncclx leaves for NCCL to fill when it loads the file (docs/topo-json.md, "topo --xml"):
-    // the host hash, the PCI subsystem ids, the NET's guid and maxconn, and the GPU's own GPUDirect RDMA support (NVML).
+    // the host hash, the PCI subsystem ids, and the NET's guid and maxconn.
     const LEFT = new Set(['host_hash', 'subsystem_vendor', 'subsystem_device', 'guid', 'maxconn']);
     const shape = (n: XmlNode): unknown => ({
       name: n.name,
-      attrs: Object.fromEntries(Object.entries(n.attrs).filter(([k]) => !LEFT.has(k) && !(n.name === 'gpu' && k === 'gdr')).sort()),
+      attrs: Object.fromEntries(Object.entries(n.attrs).filter(([k]) => !LEFT.has(k)).sort()),
       subs: n.subs.map(shape),
     });
     const nccl = parseXml(readFileSync(join(DIR, 'nccl-topo-dump.xml'), 'utf8'), 'dump');

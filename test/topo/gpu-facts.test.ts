@@ -47,7 +47,9 @@ describe('gpuFacts', () => {
     expect(gpuFacts(part(2, null))[0]!.nvlinks).toEqual([]);
     const p = part(2, [[0, 12], [12, 0]]);
     p.functions[0]!.device = '0xffff';
-    expect(gpuFacts(p)[0]).toEqual({ bdf: '0000:10:00.0', dev: 0, sm: null, nvlinks: [] });
+    // An id outside the table: neither sm nor the GPU's own GPUDirect RDMA support is known without CUDA.
+    expect(gpuFacts(p)[0]).toEqual({ bdf: '0000:10:00.0', dev: 0, sm: null, gdr: null, nvlinks: [] });
+    expect(gpuFacts(p)[1]).toMatchObject({ sm: 90, gdr: true });
   });
   it('`topo --xml` on a /sys node writes each GPU\'s <gpu dev sm rank gdr> and <nvlink>, and each NET\'s properties', async () => {
     const x = topoFile(await probeNode({ root: join(FIX, 'topo-dgx-h100'), env: {} }));
@@ -57,14 +59,15 @@ describe('gpuFacts', () => {
     expect(x.xml.match(/<nvlink target="fffffff:ffff:ff" count="18" tclass="0x068000"\/>/g)).toHaveLength(8);
     expect(x.xml).toMatch(/<net name="mlx5_0" dev="0" latency="0" speed="400000" port="1" gdr="1"\/>/);
   });
-  it('`topo --xml` on a node whose NETs are the socket transport\'s writes gdr="0", as the report\'s own search takes it (host memory only)', async () => {
+  it('`topo --xml` on a node whose NETs are the socket transport\'s writes their gdr="0", as the report\'s own search takes it (host memory only); the GPUs keep their own gdr="1"', async () => {
     const snap = await probeNode({ root: join(FIX, 'efa'), env: {} });
     const x = topoFile(snap);
     if (!('xml' in x)) throw new Error(x.unavailable);
     // ens5's speed cannot be read: NCCL's socket transport reports 10000 Mb/s (ncclSocketGetSpeed's default), and so does the file.
     expect(x.xml).toMatch(/<net name="ens5" dev="0" latency="0" speed="10000" port="0" gdr="0"\/>/);
-    expect(x.xml.match(/<gpu [^>]*gdr="0"/g)).toHaveLength(8);
-    expect(x.xml).not.toMatch(/gdr="1"/);
+    // A GPU's gdr is its own (CUDA's answer, as NCCL dumps it on a real node with no RDMA NIC); NCCL needs the NET's too.
+    expect(x.xml.match(/<gpu [^>]*gdr="1"/g)).toHaveLength(8);
+    expect(x.xml.match(/<net [^>]*gdr="1"/g)).toBeNull();
   });
 });
 

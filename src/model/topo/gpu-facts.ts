@@ -61,6 +61,14 @@ export interface GpuFacts {
   /** NVML index: PCI bus order. */
   dev: number;
   sm: number | null;
+  /**
+   * The GPU's own GPUDirect RDMA support, which NCCL asks CUDA for
+   * (cudaDevAttrGPUDirectRDMASupported, plugin/net.cc ncclGpuGdrSupport):
+   * true for the data-centre and workstation parts of the device-id table
+   * (NCCL's dump on a real H200 with no RDMA NIC says gdr="1",
+   * test/device/h200-vm/); null for other ids (not known without CUDA).
+   */
+  gdr: boolean | null;
   nvlinks: GpuNvlink[];
 }
 
@@ -80,7 +88,8 @@ export function gpuFacts(topo: TopoPart): GpuFacts[] {
   const usable = nv && nv.length === topo.gpus.length ? nv : null;
   const reported = new Map((topo.computeCaps?.gpus ?? []).map((g) => [g.bdf, g.sm]));
   return topo.gpus.map((bdf, i) => {
-    const sm = smOfDevice(dev.get(bdf)) ?? reported.get(bdf.toLowerCase()) ?? null;
+    const tabled = smOfDevice(dev.get(bdf));
+    const sm = tabled ?? reported.get(bdf.toLowerCase()) ?? null;
     const row = usable?.[i] ?? [];
     const status = topo.nvlinkStatus?.gpus.find((g) => g.index === i);
     const active = status ? status.links.filter((l) => l.gbps !== null).length : null;
@@ -90,6 +99,6 @@ export function gpuFacts(topo: TopoPart): GpuFacts[] {
       if (total > (active ?? maxNvLinks(sm))) nvlinks.push({ target: HIDDEN_TARGET, count: Math.min(active ?? maxOf(row), maxNvLinks(sm)), tclass: NVSWITCH_CLASS });
       else row.forEach((c, j) => c > 0 && j !== i && nvlinks.push({ target: nvmlBusId(topo.gpus[j]!), count: c, tclass: cls.get(topo.gpus[j]!) ?? '0x030200' }));
     }
-    return { bdf, dev: i, sm, nvlinks };
+    return { bdf, dev: i, sm, gdr: tabled !== null ? true : null, nvlinks };
   });
 }

@@ -130,7 +130,8 @@ export function topoXml(topo: TopoPart, sys: TopoSystem, facts: NodeFacts | null
     for (const k of kids) pci(k, depth + 1);
     const gdr = facts && facts.gdr !== null ? Number(facts.gdr) : null;
     if (gpu) {
-      out.push(`${pad}  <gpu${attr('dev', gpu.dev)}${attr('sm', gpu.sm)}${attr('rank', gpu.dev)}${attr('gdr', gdr)}${gpu.nvlinks.length ? '>' : '/>'}`);
+      // The GPU's own support when known (NCCL asks CUDA), else the NICs' answer: NCCL needs both sides for GPUDirect RDMA.
+      out.push(`${pad}  <gpu${attr('dev', gpu.dev)}${attr('sm', gpu.sm)}${attr('rank', gpu.dev)}${attr('gdr', gpu.gdr !== null ? Number(gpu.gdr) : gdr)}${gpu.nvlinks.length ? '>' : '/>'}`);
       for (const l of gpu.nvlinks) out.push(`${pad}    <nvlink${attr('target', l.target)}${attr('count', l.count)}${attr('tclass', l.tclass)}/>`);
       if (gpu.nvlinks.length) out.push(`${pad}  </gpu>`);
     }
