@@ -1,13 +1,15 @@
 // IB-018: the IB transport keeps no port: NCCL logs "No device found." and
-// silently uses TCP sockets, or fails initialisation under NCCL_NET=IB.
+// silently uses TCP sockets, or fails initialisation under NCCL_NET=IB — also
+// on a node with no RDMA device at all (seen on a real GPU VM: NCCL 2.28.9
+// WARNs "Failed to initialize any NET plugin" and the job dies).
 import { advise, setEnv, unsetEnv } from '../../result/build.js';
 import type { Finding } from '../socket-findings.js';
 import { finding, type IbView } from './view.js';
 
 export function ib018(v: IbView): Finding[] {
   const { selection, profile } = v;
-  if (v.report.transport.status !== 'no-device' || !v.hasRdma) return [];
   const explicitIb = selection.inputs.net?.toLowerCase() === 'ib';
+  if (v.report.transport.status !== 'no-device' || (!v.hasRdma && !explicitIb)) return [];
   // A filter that rejected ports is IB-001's to report.
   const byFilter = selection.ports.some((p) => p.trace.some((tr) => tr.stage === 'hca' && tr.verdict === 'skipped'));
   const usable = v.ports.filter((r) => r.port.linkLayer === 'InfiniBand' || r.port.linkLayer === 'Ethernet');
