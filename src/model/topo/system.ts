@@ -197,12 +197,12 @@ export function parentChain(parents: Map<string, string>, key: string): string[]
 export type SystemRules = Pick<TopoRules, 'c2c' | 'bcm' | 'nvb' | 'pathTypeFirst'>;
 const DEFAULT_SYSTEM_RULES: SystemRules = { c2c: { gpus: new Set(), link: 'none' }, bcm: 'gen4+gen5', nvb: false, pathTypeFirst: false };
 
-/** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps, under this release's rules (`rules.c2c` names the Grace GPUs and how they are linked). */
 /** A NET's speed in Mb/s as the transport reports it to NCCL: 10 Gb/s when unknown (net_socket.cc ncclSocketGetSpeed defaults to 10000; topo.cc ncclTopoAddNet takes ≤ 0 as 10000). */
 export function netMbps(d: Pick<NcclIbDevice, 'rateGbps'>): number {
   return d.rateGbps && d.rateGbps > 0 ? Math.round(d.rateGbps * 1000) : 10000;
 }
 
+/** Build the system NCCL sees: the GPUs of the snapshot and the IB devices NCCL keeps, under this release's rules (`rules.c2c` names the Grace GPUs and how they are linked). */
 export function buildSystem(topo: TopoPart, ibDevices: NcclIbDevice[], rules: Partial<SystemRules> = {}): TopoSystem {
   const { c2c, bcm, nvb, pathTypeFirst: typeFirst } = { ...DEFAULT_SYSTEM_RULES, ...rules };
   const fns = new Map(topo.functions.map((f) => [f.bdf, f]));
