@@ -21,6 +21,7 @@ import { isRelevantVar } from '../model/nccl/conf.js';
 import type { MappedNccl, ProcessContainer, TcpSocket } from '../model/snapshot/process-types.js';
 import type { AddressInfo, HostResolution, NetworkPart, ProbeWarning, ProcessView } from '../model/snapshot/types.js';
 import { IP_ADDR_COMMAND, parseIpAddrJson, sysfsOfThisNamespace, withSysfsFacts } from './links.js';
+import { findLibrary, readLdCache, type SearchContext } from './loader.js';
 import { scanNcclVersion } from './nccl-binary.js';
 import { networkFromProc, parseProcNetDev } from './proc-net.js';
 import { parseProcTcp, socketInode } from './proc-tcp.js';
@@ -132,12 +133,16 @@ export function ncclMappings(maps: string): { nccl: MapsHit | null; ncclAll: Map
  * libnccl runs that NCCL, though torch maps its wheel's too; seen on a real
  * node, test/device/h200-vm/README.md). Otherwise the first copy loaded wins,
  * which /proc/PID/maps (in address order) does not tell: the first mapped is
- * modelled, and the report says so.
+ * modelled, and the report says so. The maps hold each file's real path
+ * (/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3 where LD_PRELOAD said
+ * /lib/x86_64-linux-gnu/libnccl.so.2, on that node): `resolve` gives an
+ * LD_PRELOAD entry's real path as the process sees it.
  */
-export function boundCopy(hits: MapsHit[], env: Record<string, string> | null): { hit: MapsHit; why: string | null } {
+export function boundCopy(hits: MapsHit[], env: Record<string, string> | null, resolve: (entry: string) => string | null = () => null): { hit: MapsHit; why: string | null } {
   if (hits.length < 2) return { hit: hits[0]!, why: null };
-  const preload = (env?.['LD_PRELOAD'] ?? '').split(/[\s:]+/).filter(Boolean);
-  const named = hits.find((h) => preload.includes(h.path));
+  const preload = (env?.['LD_PRELOAD'] ?? '').split(/[\s:]+/).filter(Boolean).slice(0, 16);
+  const real = preload.flatMap((e) => [e, resolve(e)]).filter((p): p is string => p !== null);
+  const named = hits.find((h) => real.includes(h.path));
   if (named) return { hit: named, why: `${hits.length} copies of libnccl mapped; this one is named in LD_PRELOAD, so the dynamic loader binds NCCL's symbols to it` };
   return { hit: hits[0]!, why: `${hits.length} copies of libnccl mapped and none named in LD_PRELOAD: the process runs the one it loaded first, which /proc/PID/maps does not show; modelled: the first in the maps` };
 }
@@ -159,7 +164,8 @@ function readMapped(pid: number, hit: MapsHit, isStatic: boolean): MappedNccl {
 export function mappedNccl(pid: number, maps: string, env: () => Record<string, string> | null = () => null): MappedNccl | null {
   const { nccl, ncclAll, torchCuda } = ncclMappings(maps);
   if (nccl && ncclAll.length > 1) {
-    const { hit, why } = boundCopy(ncclAll, env());
+    const e = env();
+    const { hit, why } = boundCopy(ncclAll, e, preloadResolver(pid, e));
     const others = ncclAll.filter((h) => h !== hit).map((h) => ({ path: h.path, version: readMapped(pid, h, false).version }));
     return { ...readMapped(pid, hit, false), alsoMapped: others, ...(why ? { chosenBy: why } : {}) };
   }
@@ -169,6 +175,18 @@ export function mappedNccl(pid: number, maps: string, env: () => Record<string, 
     return m.version ? m : null;
   }
   return null;
+}
+
+/** An LD_PRELOAD entry's real path as process PID sees it: a path through its root, a bare name as its ld.so finds it (its LD_LIBRARY_PATH, its ld.so.cache). */
+function preloadResolver(pid: number, env: Record<string, string> | null): (entry: string) => string | null {
+  const root = new Root(`/proc/${pid}/root`, { confined: true });
+  let ctx: SearchContext | null = null;
+  return (entry) => {
+    if (entry.includes('/')) return root.realpath(entry);
+    ctx ??= { root, ldLibraryPath: env?.['LD_LIBRARY_PATH'], cache: readLdCache(root) };
+    const found = findLibrary(entry, ctx);
+    return found ? root.realpath(found.path) : null;
+  };
 }
 
 /** What a load note says of the other copies a process maps, and why this one. */

@@ -3,7 +3,8 @@
 // says the preloaded 2.28.3 runs). Real processes: python maps two stand-in libraries, with and without
 // LD_PRELOAD naming one; `ncclx ps` and `explain --pid` must name the copy the process runs.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeNccl } from '../helpers/libs.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -33,21 +34,28 @@ const ncclx = (args: string[]) => {
 describe.skipIf(!PYTHON && process.env['CI'] !== 'true')('two copies of libnccl in one process (needs python3: Debian package python3)', () => {
   let wheel: string;
   let system: string;
+  let systemReal: string;
   let preloaded: number;
+  let byName: number;
   let plain: number;
   let single: number;
 
   beforeAll(async () => {
     const dir = tempDir('ncclx-two-nccls-');
     wheel = join(dir, 'venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2');
+    // As Debian installs it: libnccl.so.2 a link to libnccl.so.2.28.3. The maps hold the real path; LD_PRELOAD names the link.
+    systemReal = join(dir, 'usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3');
     system = join(dir, 'usr/lib/x86_64-linux-gnu/libnccl.so.2');
     // Plain files: a preload of a real shared object would put a third mapping in the process.
     fakeNccl(wheel, '2.28.9', { elf: false });
-    fakeNccl(system, '2.28.3', { elf: false });
+    fakeNccl(systemReal, '2.28.3', { elf: false });
+    symlinkSync('libnccl.so.2.28.3', system);
     const env = { PATH: '/usr/bin:/bin' };
     // The loader refuses a preload that is not ELF and goes on; the variable stays in the process's environment.
     // The preloaded copy is mapped first, so it lies higher and the maps list the wheel's first: only LD_PRELOAD tells.
     preloaded = await mapper([system, wheel], { ...env, LD_PRELOAD: system });
+    // A bare name, found as ld.so finds it (here through LD_LIBRARY_PATH).
+    byName = await mapper([system, wheel], { ...env, LD_PRELOAD: 'libnccl.so.2', LD_LIBRARY_PATH: dirname(system) });
     plain = await mapper([wheel, system], env);
     single = await mapper([system], { ...env, LD_PRELOAD: system });
   }, 30_000);
@@ -61,14 +69,15 @@ describe.skipIf(!PYTHON && process.env['CI'] !== 'true')('two copies of libnccl 
     expect(r.code).toBe(0);
     const byPid = new Map(JSON.parse(r.stdout).processes.map((p: { pid: number }) => [p.pid, p]));
     const lib = (pid: number) => (byPid.get(pid) as { ncclLibrary: Record<string, unknown> }).ncclLibrary;
-    expect(lib(preloaded)).toMatchObject({ path: system, version: '2.28.3', alsoMapped: [{ path: wheel, version: '2.28.9' }] });
+    expect(lib(preloaded)).toMatchObject({ path: systemReal, version: '2.28.3', alsoMapped: [{ path: wheel, version: '2.28.9' }] });
     expect(lib(preloaded)['chosenBy']).toMatch(/named in LD_PRELOAD/);
+    expect(lib(byName)).toMatchObject({ path: systemReal, version: '2.28.3', alsoMapped: [{ path: wheel, version: '2.28.9' }] });
     // Both copies mapped, no LD_PRELOAD: whichever the maps list first, the other is named, and why it cannot be told.
     const p = lib(plain);
-    expect([p['path'], (p['alsoMapped'] as { path: string }[])[0]!.path].sort()).toEqual([wheel, system].sort());
+    expect([p['path'], (p['alsoMapped'] as { path: string }[])[0]!.path].sort()).toEqual([wheel, systemReal].sort());
     expect(p['chosenBy']).toMatch(/none named in LD_PRELOAD: .*which \/proc\/PID\/maps does not show/);
     // One copy: nothing more to say, whatever LD_PRELOAD holds.
-    expect(lib(single)).toMatchObject({ path: system, version: '2.28.3' });
+    expect(lib(single)).toMatchObject({ path: systemReal, version: '2.28.3' });
     expect(lib(single)['alsoMapped']).toBeUndefined();
     expect(lib(single)['chosenBy']).toBeUndefined();
   });
@@ -78,7 +87,7 @@ describe.skipIf(!PYTHON && process.env['CI'] !== 'true')('two copies of libnccl 
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.ncclVersion).toBe('2.28.3');
-    expect(j.versionSource).toContain(system);
+    expect(j.versionSource).toContain(systemReal);
     expect(j.versionSource).toMatch(/named in LD_PRELOAD.*also mapped: .*nvidia\/nccl\/lib\/libnccl\.so\.2 \(2\.28\.9\)/);
   });
 });
