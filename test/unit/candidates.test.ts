@@ -53,6 +53,14 @@ describe('rdmaCandidates', () => {
     // With an IPv4 address a DOWN port is kept by this rule (IB-009 reports it), its state still shown.
     expect(rdmaCandidates(bond(down, down), opts).verdicts[1]).toMatchObject({ netdev: 'ens3', kept: true, notActive: 'DOWN/Disabled', reason: 'RoCE with IPv4 10.0.0.3/24' });
   });
+  it("each port's own state: a DOWN second port is DOWN even when the first is ACTIVE", () => {
+    const gidOf = (ndev: string) => [{ index: 0, gid: '0000:0000:0000:0000:0000:ffff:0a00:0001', type: 'RoCE v2', ndev }];
+    const s = rdmaSnapshot([link('ensA', ['10.0.0.1/24']), link('ensB', [])], [device({ name: 'mlx5_0', ports: [{ gids: gidOf('ensA') }, { state: '1: DOWN', phys: '3: Disabled', gids: gidOf('ensB') }] })]);
+    expect(rdmaCandidates(s, opts).verdicts.map((v) => [v.netdev, v.notActive])).toEqual([
+      ['ensA', null],
+      ['ensB', 'DOWN/Disabled'],
+    ]);
+  });
   it('netdevs in RDMA device order, each once with all its ports; two addresses both listed', () => {
     const s = rdmaSnapshot(
       [link('ens2', ['10.0.1.2/24', '10.0.9.2/24']), link('ens1', ['10.0.0.1/24'])],

@@ -49,6 +49,17 @@ describe('rdmaNetdevs', () => {
     expect(triples(twoPorts([{ error: 'ENOENT' }, 'x1'], [{ error: 'ENOENT' }, '1 2']))).toEqual([]);
   });
 
+  it('dev_port that is not a whole decimal number gives way to dev_id; a valid one decides alone', () => {
+    expect(triples(twoPorts(['1x', '0'], ['x1', '1']))).toEqual(['mlx5_0:1=p0', 'mlx5_0:2=p1']);
+    expect(triples(twoPorts(['10', '0'], [' 1 \n', '0']))).toEqual(['mlx5_0:2=p1']);
+    expect(triples(twoPorts([{ error: 'ENOENT' }, '00'], [{ error: 'ENOENT' }, '01']))).toEqual(['mlx5_0:1=p0', 'mlx5_0:2=p1']);
+  });
+
+  it("each port reads its own GID table", () => {
+    const s = rdmaSnapshot([], [device({ name: 'mlx5_0', ports: [{ gids: [] }, { gids: [gid(0, 'ens2')] }] })]);
+    expect(triples(s)).toEqual(['mlx5_0:2=ens2']);
+  });
+
   it('a single-port device with a single netdev needs no dev_port; two of either does', () => {
     const one = (ports: object[], netdevs: string[]) => triples(rdmaSnapshot([], [device({ name: 'mlx5_0', netdevs, ports })]));
     expect(one([{}], ['ens1'])).toEqual(['mlx5_0:1=ens1']);

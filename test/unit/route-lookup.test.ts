@@ -85,6 +85,11 @@ describe('mainTableLookup', () => {
     expect(look([a2, a], '10.0.0.9')?.dev).toBe('eth3');
   });
 
+  it('a host route beats a subnet route listed before it; a shorter prefix never wins on metric', () => {
+    expect(look([{ dst: '10.0.0.0/24', dev: 'eth0' }, { dst: '10.0.0.9', dev: 'eth1' }], '10.0.0.9')?.dev).toBe('eth1');
+    expect(look([{ dst: '10.0.0.0/24', dev: 'eth0', metric: 100 }, { dst: '10.0.0.0/16', dev: 'eth1', metric: 1 }], '10.0.0.9')?.dev).toBe('eth0');
+  });
+
   it('only main-table unicast routes with a device count', () => {
     const main: IpRouteJson = { dst: '10.0.0.0/16', dev: 'eth0', prefsrc: '10.0.0.5' };
     const other = (r: IpRouteJson) => look([main, r], '10.0.3.9')?.dev;
