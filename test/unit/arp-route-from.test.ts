@@ -3,7 +3,7 @@
 // then each table by longest prefix and metric. Each rule on both sides.
 
 import { describe, expect, it } from 'vitest';
-import { effectiveValue, routeDecisions, routeFrom } from '../../src/model/linux/arp.js';
+import { arpSettings, effectiveValue, policyRoutingCommands, routeDecisions, routeFrom } from '../../src/model/linux/arp.js';
 import { parseV4Prefix } from '../../src/model/linux/ip.js';
 import type { IpRouteJson, IpRuleJson } from '../../src/model/snapshot/kernel-types.js';
 import type { AddressInfo } from '../../src/model/snapshot/types.js';
@@ -117,5 +117,46 @@ describe('routeDecisions and effectiveValue: what cannot be read says so', () =>
     expect(effectiveValue(k, 'ens1', 'arp_filter')).toEqual({ key: 'arp_filter', all: 0, iface: 1, effective: 1 });
     k.conf['ens1']!.arp_filter = 'x';
     expect(effectiveValue(k, 'ens1', 'arp_filter')).toEqual({ error: "/proc/sys/net/ipv4/conf/ens1/arp_filter: unparsable value 'x'" });
+  });
+});
+
+describe('arpSettings and policyRoutingCommands: the writes that fix a netdev', () => {
+  const snap = snapshotOf([link('ens1', ['10.0.0.1/24'])]);
+  const settings = (conf: Record<string, Record<string, number>>) => {
+    const r = arpSettings(kernelPart(snap, { conf }), 'ens1');
+    return 'problems' in r ? r : null;
+  };
+  it('arp_ignore: a conf/all above 2 comes down too; at 2 or below only the interface is written', () => {
+    expect(settings({ all: { arp_announce: 2, arp_filter: 1, arp_ignore: 3 }, ens1: { arp_ignore: 0 } })!.settings).toEqual([
+      ['all', 'arp_ignore', 1],
+      ['ens1', 'arp_ignore', 1],
+    ]);
+    expect(settings({ all: { arp_announce: 2, arp_filter: 1, arp_ignore: 2 }, ens1: { arp_ignore: 3 } })!.settings).toEqual([['ens1', 'arp_ignore', 1]]);
+    expect(settings({ all: { arp_announce: 2, arp_filter: 1, arp_ignore: 1 } })!.settings).toEqual([]);
+  });
+  it('each problem says what the value does; arp_ignore=8 answers nothing', () => {
+    expect(settings({ all: { arp_announce: 2, arp_filter: 1, arp_ignore: 8 } })!.problems).toEqual(['arp_ignore=8: this NIC answers no ARP request at all']);
+    expect(settings({ all: { arp_announce: 2, arp_filter: 1, arp_ignore: 0 } })!.problems).toEqual(['arp_ignore=0: this NIC answers ARP for addresses of the other NICs']);
+    const all = settings({ all: { arp_announce: 1, arp_filter: 0, arp_ignore: 1 } })!;
+    expect(all.problems).toEqual([
+      "arp_announce=1: ARP requests may carry another NIC's address, so peers cache that address with this NIC's MAC",
+      'arp_filter=0: replies are not limited to the NIC the kernel would route back through',
+    ]);
+    expect(all.severity).toBe('error');
+    expect(settings({ all: { arp_announce: 2, arp_filter: 0, arp_ignore: 1 } })!.severity).toBe('warn');
+  });
+  it('policy routing: the route first, then a rule per wrong address; nothing when none is wrong, the answer is unsure or no table', () => {
+    const group = { subnet: '10.0.0.0/24', members: [] };
+    const a1 = { ...SRC };
+    const a2 = { ...SRC, address: '10.0.0.11' };
+    const need = { netdev: 'ens1', group, addrs: [a1, a2], wrong: [a1, a2], unsure: null, table: 101 };
+    expect(policyRoutingCommands(need)).toEqual([
+      ['ip', 'route', 'replace', '10.0.0.0/24', 'dev', 'ens1', 'src', '10.0.0.1', 'table', '101'],
+      ['ip', 'rule', 'add', 'from', '10.0.0.1', 'lookup', '101'],
+      ['ip', 'rule', 'add', 'from', '10.0.0.11', 'lookup', '101'],
+    ]);
+    expect(policyRoutingCommands({ ...need, wrong: [] })).toBeNull();
+    expect(policyRoutingCommands({ ...need, unsure: 'multipath' })).toBeNull();
+    expect(policyRoutingCommands({ ...need, table: null })).toBeNull();
   });
 });
