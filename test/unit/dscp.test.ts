@@ -105,8 +105,10 @@ const SAVE = [
 ].join('\n');
 
 describe('iptablesMarkingRules', () => {
-  const rules = iptablesMarkingRules(SAVE, 'iptables', ['iptables-save', '-t', 'mangle']);
+  // Parsed inside each test: code run while vitest collects tests would count as module-level (static) for Stryker.
+  const parse = () => iptablesMarkingRules(SAVE, 'iptables', ['iptables-save', '-t', 'mangle']);
   it('only DSCP and TOS targets, each with its table, chain and hook (a user chain has none)', () => {
+    const rules = parse();
     expect(rules.map((r) => [r.location, r.hook, r.dscp, r.dscpText])).toEqual([
       ['mangle OUTPUT', 'output', 26, '0x1a'],
       ['mangle POSTROUTING', 'postrouting', 34, 'AF41'],
@@ -118,6 +120,7 @@ describe('iptablesMarkingRules', () => {
     expect(rules[0]!.source).toBe('iptables');
   });
   it('matches: interfaces, protocol, addresses, ports; "!" negates ports and addresses and drops interfaces and protocols', () => {
+    const rules = parse();
     expect(rules.map((r) => [r.ifaces, r.proto, r.addrs])).toEqual([
       [['ens1'], 'tcp', []],
       [[], null, ['-s 10.0.0.0/8', '! -d 10.9.0.0/16']],
