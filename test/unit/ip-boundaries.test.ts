@@ -15,6 +15,7 @@ describe('inet_aton', () => {
     expect(aton('1')).toBe('0.0.0.1');
     expect(aton('1.2.3.4')).toBe('1.2.3.4');
     expect(aton('1.2.3.4.5')).toBeNull();
+    expect(aton('1.2.3.4.0')).toBeNull();
   });
   it('leading parts are bytes (255 yes, 256 no); the last fills what is left', () => {
     expect(aton('255.1')).toBe('255.0.0.1');
